@@ -1,0 +1,43 @@
+# The two commands of the README, plus a few conveniences.
+#   make run   - install deps, build release, start rocketstore's main job (store under ./data)
+#   make test  - install deps, build release + asan, run every test in both
+JOBS ?= $(shell nproc)
+CTEST_ARGS ?=
+
+.PHONY: deps build run test test-release test-asan bench fuzz format clean
+
+deps:
+	@bash scripts/install-deps.sh
+
+build: deps
+	@cmake --preset release >/dev/null
+	@cmake --build --preset release -j $(JOBS)
+
+run: build
+	./build/release/rocketstore demo --store ./data
+
+test: deps test-release test-asan
+	@echo "make test: all suites passed (release + asan)"
+
+test-release:
+	@cmake --preset release >/dev/null
+	@cmake --build --preset release -j $(JOBS)
+	@ctest --preset release -j $(JOBS) $(CTEST_ARGS)
+
+test-asan:
+	@cmake --preset asan >/dev/null
+	@cmake --build --preset asan -j $(JOBS)
+	@ctest --preset asan -j $(JOBS) $(CTEST_ARGS)
+
+bench: build
+	@bash bench/run_all.sh
+
+fuzz: deps
+	@cmake --preset fuzz >/dev/null
+	@cmake --build --preset fuzz -j $(JOBS)
+
+format:
+	@git ls-files '*.h' '*.cc' | xargs clang-format -i
+
+clean:
+	rm -rf build

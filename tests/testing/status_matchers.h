@@ -1,0 +1,43 @@
+// gtest helpers for Status / Result.
+//   EXPECT_OK(s);  ASSERT_OK(s);  ASSERT_OK_AND_ASSIGN(auto v, ResultExpr());
+//   EXPECT_THAT(s, StatusIs(StatusCode::kNoSpace));
+#pragma once
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "base/result.h"
+#include "base/status.h"
+
+namespace rocketstore::testing {
+
+inline const Status& GetStatus(const Status& s) { return s; }
+template <typename T>
+const Status& GetStatus(const Result<T>& r) {
+  return r.status();
+}
+
+MATCHER_P(StatusIs, code, "") {
+  const Status& s = ::rocketstore::testing::GetStatus(arg);
+  *result_listener << "status is " << s.ToString();
+  return s.code() == code;
+}
+
+}  // namespace rocketstore::testing
+
+#define EXPECT_OK(expr) EXPECT_TRUE(::rocketstore::testing::GetStatus(expr).ok()) \
+  << ::rocketstore::testing::GetStatus(expr).ToString()
+#define ASSERT_OK(expr)                                                       \
+  do {                                                                        \
+    const auto& rs_ok_tmp_ = (expr);                                          \
+    ASSERT_TRUE(::rocketstore::testing::GetStatus(rs_ok_tmp_).ok())           \
+        << ::rocketstore::testing::GetStatus(rs_ok_tmp_).ToString();          \
+  } while (0)
+#define RS_TEST_CONCAT_INNER_(a, b) a##b
+#define RS_TEST_CONCAT_(a, b) RS_TEST_CONCAT_INNER_(a, b)
+#define ASSERT_OK_AND_ASSIGN_IMPL_(tmp, lhs, expr)          \
+  auto tmp = (expr);                                        \
+  ASSERT_TRUE(tmp.ok()) << tmp.status().ToString();         \
+  lhs = std::move(tmp).value()
+#define ASSERT_OK_AND_ASSIGN(lhs, expr) \
+  ASSERT_OK_AND_ASSIGN_IMPL_(RS_TEST_CONCAT_(rs_assign_tmp_, __LINE__), lhs, expr)
