@@ -1,5 +1,10 @@
 #include "io/file_system.h"
 
+#include <cerrno>
+#include <cstring>
+
+#include "io/fs_errors.h"
+
 namespace rocketstore {
 
 std::string JoinPath(const std::string& a, const std::string& b) {
@@ -8,4 +13,18 @@ std::string JoinPath(const std::string& a, const std::string& b) {
   return a + "/" + b;
 }
 
+namespace io_internal {
+
+Status FsErrnoStatus(std::string_view what, int err) {
+  if (err == ENOENT || err == ENOTDIR || err == EEXIST) {
+    std::string m(what);
+    m += ": ";
+    m += std::strerror(err);
+    return Status(err == EEXIST ? StatusCode::kAlreadyExists : StatusCode::kNotFound, std::move(m),
+                  err);
+  }
+  return ErrnoStatus(what, err);
+}
+
+}  // namespace io_internal
 }  // namespace rocketstore

@@ -88,8 +88,7 @@ class File {
 
   // Maps [offset, offset + len) of the file, read-write if `writable` (the file must
   // have been opened writable). REQUIRES: offset + len <= Size().
-  virtual Result<std::unique_ptr<MappedRegion>> Map(uint64_t offset, size_t len,
-                                                    bool writable) = 0;
+  virtual Result<std::unique_ptr<MappedRegion>> Map(uint64_t offset, size_t len, bool writable) = 0;
 };
 
 // Held advisory lock on a file; released by the destructor.
