@@ -1,0 +1,283 @@
+#include "store/format/properties.h"
+
+#include <algorithm>
+#include <climits>
+#include <unordered_map>
+
+#include "base/java_hash.h"
+
+namespace rocketstore::format {
+namespace {
+
+constexpr int kMaximumCapacity = 1 << 30;  // HashMap.MAXIMUM_CAPACITY
+constexpr int kTreeifyThreshold = 8;       // HashMap.TREEIFY_THRESHOLD
+constexpr int kMinTreeifyCapacity = 64;    // HashMap.MIN_TREEIFY_CAPACITY
+
+// HashMap.tableSizeFor: the smallest power of two >= c (1 for c <= 1).
+int TableSizeFor(int c) {
+  if (c <= 1) return 1;
+  if (c >= kMaximumCapacity) return kMaximumCapacity;
+  int n = 1;
+  while (n < c) n <<= 1;
+  return n;
+}
+
+uint32_t SpreadHash(std::string_view name) {
+  const auto h = static_cast<uint32_t>(JavaStringHash(name));
+  return h ^ (h >> 16);
+}
+
+// Calls f(name, value) for every readable entry of `props`, in order (the rules of
+// string2messageProperties).
+template <typename F>
+void ForEachEntry(std::string_view props, F&& f) {
+  size_t index = 0;
+  const size_t len = props.size();
+  while (index < len) {
+    size_t end = props.find(kPropertySeparator, index);
+    if (end == std::string_view::npos) end = len;
+    if (end - index >= 3) {
+      const std::string_view segment = props.substr(index, end - index);
+      const size_t kv = segment.find(kNameValueSeparator);
+      if (kv != std::string_view::npos && kv > 0 && kv < segment.size() - 1) {
+        f(segment.substr(0, kv), segment.substr(kv + 1));
+      }
+    }
+    index = end + 1;
+  }
+}
+
+}  // namespace
+
+// ---- PropertiesBuilder ----------------------------------------------------------------------
+
+PropertiesBuilder::PropertiesBuilder(PropertiesFormat format)
+    : format_(format), threshold_(TableSizeFor(format.initial_capacity)) {}
+
+PropertiesBuilder PropertiesBuilder::FromString(std::string_view props, PropertiesFormat format) {
+  PropertiesBuilder b(format);
+  ForEachEntry(props, [&b](std::string_view name, std::string_view value) { b.Put(name, value); });
+  return b;
+}
+
+int PropertiesBuilder::BucketOf(std::string_view name, int capacity) {
+  return static_cast<int>(SpreadHash(name) & static_cast<uint32_t>(capacity - 1));
+}
+
+// HashMap.resize(): the capacity/threshold arithmetic, then every chain is split in order
+// into the same bucket and bucket + old capacity.
+void PropertiesBuilder::Resize() {
+  const int old_cap = capacity_;
+  const int old_thr = threshold_;
+  int new_cap = 0;
+  int new_thr = 0;
+  if (old_cap > 0) {
+    if (old_cap >= kMaximumCapacity) {
+      threshold_ = INT_MAX;
+      return;
+    }
+    new_cap = old_cap << 1;
+    if (new_cap < kMaximumCapacity && old_cap >= 16) new_thr = old_thr << 1;
+  } else if (old_thr > 0) {
+    new_cap = old_thr;  // the initial capacity was parked in threshold
+  } else {
+    new_cap = 16;
+    new_thr = 12;
+  }
+  if (new_thr == 0) {
+    const float ft = static_cast<float>(new_cap) * 0.75f;
+    new_thr = (new_cap < kMaximumCapacity && ft < static_cast<float>(kMaximumCapacity))
+                  ? static_cast<int>(ft)
+                  : INT_MAX;
+  }
+  std::vector<int32_t> heads(static_cast<size_t>(new_cap), -1);
+  std::vector<int32_t> tails(static_cast<size_t>(new_cap), -1);
+  const uint32_t mask = static_cast<uint32_t>(new_cap - 1);
+  for (int32_t head : heads_) {
+    for (int32_t i = head; i >= 0;) {
+      Entry& e = entries_[static_cast<size_t>(i)];
+      const int32_t next = e.next;
+      const size_t b = e.spread_hash & mask;
+      e.next = -1;
+      if (tails[b] < 0) {
+        heads[b] = i;
+      } else {
+        entries_[static_cast<size_t>(tails[b])].next = i;
+      }
+      tails[b] = i;
+      i = next;
+    }
+  }
+  heads_ = std::move(heads);
+  capacity_ = new_cap;
+  threshold_ = new_thr;
+}
+
+int32_t PropertiesBuilder::Find(std::string_view name, uint32_t spread_hash) const {
+  if (capacity_ == 0) return -1;
+  const size_t b = spread_hash & static_cast<uint32_t>(capacity_ - 1);
+  for (int32_t i = heads_[b]; i >= 0; i = entries_[static_cast<size_t>(i)].next) {
+    const Entry& e = entries_[static_cast<size_t>(i)];
+    if (e.spread_hash == spread_hash && e.name == name) return i;
+  }
+  return -1;
+}
+
+void PropertiesBuilder::Put(std::string_view name, std::string_view value) {
+  if (capacity_ == 0) Resize();
+  const uint32_t spread = SpreadHash(name);
+  if (const int32_t found = Find(name, spread); found >= 0) {
+    entries_[static_cast<size_t>(found)].value.assign(value);  // keeps its position
+    return;
+  }
+  const size_t b = spread & static_cast<uint32_t>(capacity_ - 1);
+  const auto index = static_cast<int32_t>(entries_.size());
+  entries_.push_back(Entry{std::string(name), std::string(value), spread, -1, true});
+  int chain = 0;  // nodes already in the bucket
+  if (heads_[b] < 0) {
+    heads_[b] = index;
+  } else {
+    int32_t tail = heads_[b];
+    for (;;) {
+      ++chain;
+      const int32_t next = entries_[static_cast<size_t>(tail)].next;
+      if (next < 0) break;
+      tail = next;
+    }
+    entries_[static_cast<size_t>(tail)].next = index;
+  }
+  // putVal: a chain that already held TREEIFY_THRESHOLD nodes calls treeifyBin, which
+  // only resizes while the table is small (treeification itself is not emulated).
+  if (chain >= kTreeifyThreshold && capacity_ < kMinTreeifyCapacity) Resize();
+  if (++live_ > static_cast<size_t>(threshold_)) Resize();
+}
+
+bool PropertiesBuilder::Remove(std::string_view name) {
+  const uint32_t spread = SpreadHash(name);
+  const int32_t found = Find(name, spread);
+  if (found < 0) return false;
+  const size_t b = spread & static_cast<uint32_t>(capacity_ - 1);
+  Entry& e = entries_[static_cast<size_t>(found)];
+  if (heads_[b] == found) {
+    heads_[b] = e.next;
+  } else {
+    int32_t prev = heads_[b];
+    while (entries_[static_cast<size_t>(prev)].next != found) {
+      prev = entries_[static_cast<size_t>(prev)].next;
+    }
+    entries_[static_cast<size_t>(prev)].next = e.next;
+  }
+  e.live = false;
+  e.next = -1;
+  std::string().swap(e.name);
+  std::string().swap(e.value);
+  --live_;
+  return true;
+}
+
+std::optional<std::string_view> PropertiesBuilder::Get(std::string_view name) const {
+  const int32_t found = Find(name, SpreadHash(name));
+  if (found < 0) return std::nullopt;
+  return std::string_view(entries_[static_cast<size_t>(found)].value);
+}
+
+template <typename F>
+void PropertiesBuilder::ForEachInOrder(F&& f) const {
+  for (int32_t head : heads_) {
+    for (int32_t i = head; i >= 0; i = entries_[static_cast<size_t>(i)].next) {
+      f(entries_[static_cast<size_t>(i)]);
+    }
+  }
+}
+
+size_t PropertiesBuilder::EncodedSize() const {
+  size_t n = 0;
+  ForEachInOrder([&n](const Entry& e) { n += e.name.size() + e.value.size() + 2; });
+  if (n > 0 && !format_.trailing_separator) --n;
+  return n;
+}
+
+void PropertiesBuilder::AppendTo(std::string* out) const {
+  if (live_ == 0) return;
+  out->reserve(out->size() + EncodedSize());
+  ForEachInOrder([out](const Entry& e) {
+    out->append(e.name);
+    out->push_back(kNameValueSeparator);
+    out->append(e.value);
+    out->push_back(kPropertySeparator);
+  });
+  if (!format_.trailing_separator) out->pop_back();
+}
+
+std::string PropertiesBuilder::Build() const {
+  std::string out;
+  AppendTo(&out);
+  return out;
+}
+
+// ---- Free functions -------------------------------------------------------------------------
+
+std::vector<std::pair<std::string_view, std::string_view>> ParseProperties(std::string_view props) {
+  std::vector<std::pair<std::string_view, std::string_view>> out;
+  // Small inputs (the normal case) dedupe by scanning; large ones through a hash index so
+  // a hostile string of thousands of entries stays linear.
+  constexpr size_t kScanLimit = 16;
+  std::unordered_map<std::string_view, size_t> index;
+  ForEachEntry(props, [&](std::string_view name, std::string_view value) {
+    if (out.size() < kScanLimit) {
+      for (auto& [n, v] : out) {
+        if (n == name) {
+          v = value;
+          return;
+        }
+      }
+      out.emplace_back(name, value);
+      if (out.size() == kScanLimit) {
+        for (size_t i = 0; i < out.size(); ++i) index.emplace(out[i].first, i);
+      }
+      return;
+    }
+    auto [it, inserted] = index.emplace(name, out.size());
+    if (inserted) {
+      out.emplace_back(name, value);
+    } else {
+      out[it->second].second = value;
+    }
+  });
+  return out;
+}
+
+std::optional<std::string_view> FindProperty(std::string_view props, std::string_view name) {
+  std::optional<std::string_view> found;
+  ForEachEntry(props, [&](std::string_view n, std::string_view v) {
+    if (n == name) found = v;
+  });
+  return found;
+}
+
+std::string RemoveProperty(std::string_view props, std::string_view name) {
+  if (!FindProperty(props, name).has_value()) return std::string(props);
+  const bool trailing = props.back() == kPropertySeparator;  // props is non-empty here
+  const std::string_view body = trailing ? props.substr(0, props.size() - 1) : props;
+  std::string out;
+  out.reserve(props.size());
+  bool kept_any = false;
+  size_t index = 0;
+  while (index <= body.size()) {
+    size_t end = body.find(kPropertySeparator, index);
+    if (end == std::string_view::npos) end = body.size();
+    const std::string_view segment = body.substr(index, end - index);
+    bool drop = false;
+    ForEachEntry(segment, [&](std::string_view n, std::string_view) { drop = n == name; });
+    if (!drop) {
+      if (kept_any) out.push_back(kPropertySeparator);
+      out.append(segment);
+      kept_any = true;
+    }
+    index = end + 1;
+  }
+  if (trailing && !out.empty()) out.push_back(kPropertySeparator);
+  return out;
+}
+
+}  // namespace rocketstore::format

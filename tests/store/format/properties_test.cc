@@ -1,0 +1,309 @@
+#include "store/format/properties.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cctype>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace rocketstore::format {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+using ::testing::Pair;
+
+// Expected strings below were produced by java.util.HashMap (OpenJDK 17) and
+// messageProperties2String, written with '=' for 0x01 and ';' for 0x02 (each entry
+// followed by ';', the trailing-separator form). J() converts them to the real bytes;
+// J498() drops the trailing separator, as 4.9.8 does.
+std::string J(std::string_view readable) {
+  std::string out(readable);
+  for (char& c : out) {
+    if (c == '=') c = kNameValueSeparator;
+    if (c == ';') c = kPropertySeparator;
+  }
+  return out;
+}
+std::string J498(std::string_view readable) {
+  std::string out = J(readable);
+  if (!out.empty()) out.pop_back();
+  return out;
+}
+
+constexpr std::string_view kUniqKey = "7F00000112340BADCAFE0001E2400001";
+
+// ---- Reading: failure paths first ---------------------------------------------------------
+
+TEST(ParsePropertiesTest, IgnoresUnreadableSegments) {
+  EXPECT_THAT(ParseProperties(""), IsEmpty());
+  EXPECT_THAT(ParseProperties(J(";;;")), IsEmpty());
+  EXPECT_THAT(ParseProperties(J("a=")), IsEmpty());      // shorter than 3
+  EXPECT_THAT(ParseProperties(J("=ab")), IsEmpty());     // empty name
+  EXPECT_THAT(ParseProperties(J("ab=")), IsEmpty());     // empty value
+  EXPECT_THAT(ParseProperties(J("abc")), IsEmpty());     // no 0x01
+  EXPECT_THAT(ParseProperties(J("==;=x=")), IsEmpty());  // first 0x01 first / last
+  EXPECT_THAT(ParseProperties(J("ab;a=b;;=c;k=v")), ElementsAre(Pair("a", "b"), Pair("k", "v")));
+}
+
+TEST(ParsePropertiesTest, NameEndsAtFirstSeparatorValueMayHoldMore) {
+  EXPECT_THAT(ParseProperties(J("a=b=c")), ElementsAre(Pair("a",
+                                                            "b\x01"
+                                                            "c")));
+  EXPECT_THAT(ParseProperties(J("a==")), ElementsAre(Pair("a", "\x01")));
+}
+
+TEST(ParsePropertiesTest, DuplicatesLastValueWinsAtFirstPosition) {
+  EXPECT_THAT(ParseProperties(J("A=1;B=2;A=3")), ElementsAre(Pair("A", "3"), Pair("B", "2")));
+  EXPECT_EQ(FindProperty(J("A=1;B=2;A=3"), "A"), "3");
+}
+
+TEST(ParsePropertiesTest, BothTrailingVariantsReadTheSame) {
+  const std::string with = J("KEYS=k1;TAGS=TagA;");
+  const std::string without = J("KEYS=k1;TAGS=TagA");
+  EXPECT_EQ(ParseProperties(with), ParseProperties(without));
+  EXPECT_THAT(ParseProperties(without), ElementsAre(Pair("KEYS", "k1"), Pair("TAGS", "TagA")));
+  for (const std::string& s : {with, without}) {
+    EXPECT_EQ(FindProperty(s, kPropertyTags), "TagA");
+    EXPECT_EQ(FindProperty(s, kPropertyKeys), "k1");
+  }
+}
+
+TEST(FindPropertyTest, MatchesWholeNamesOnly) {
+  const std::string props = J("KEYSX=1;xKEYS=2;TAGS=KEYS;K=3");
+  EXPECT_EQ(FindProperty(props, "KEYS"), std::nullopt);
+  EXPECT_EQ(FindProperty(props, "KEY"), std::nullopt);
+  EXPECT_EQ(FindProperty(props, ""), std::nullopt);
+  EXPECT_EQ(FindProperty(props, "K"), "3");
+  EXPECT_EQ(FindProperty(props, "TAGS"), "KEYS");
+  EXPECT_EQ(FindProperty("", "TAGS"), std::nullopt);
+  EXPECT_EQ(FindProperty(J("TAGS="), "TAGS"), std::nullopt);  // empty value is unreadable
+  EXPECT_EQ(FindProperty(J("WAIT=false;WAIT=true"), kPropertyWait), "true");
+}
+
+TEST(RemovePropertyTest, RemovesEveryReadableOccurrence) {
+  EXPECT_EQ(RemoveProperty(J("A=1;WAIT=true;B=2"), kPropertyWait), J("A=1;B=2"));
+  EXPECT_EQ(RemoveProperty(J("WAIT=true;B=2"), kPropertyWait), J("B=2"));
+  EXPECT_EQ(RemoveProperty(J("A=1;WAIT=true"), kPropertyWait), J("A=1"));
+  EXPECT_EQ(RemoveProperty(J("A=1;WAIT=true;"), kPropertyWait), J("A=1;"));
+  EXPECT_EQ(RemoveProperty(J("WAIT=true;A=1;WAIT=false;"), kPropertyWait), J("A=1;"));
+  EXPECT_EQ(RemoveProperty(J("WAIT=true"), kPropertyWait), "");
+  EXPECT_EQ(RemoveProperty(J("WAIT=true;"), kPropertyWait), "");
+  // Absent, or present only in an unreadable segment: unchanged.
+  EXPECT_EQ(RemoveProperty(J("A=1;B=2;"), kPropertyWait), J("A=1;B=2;"));
+  EXPECT_EQ(RemoveProperty(J("WAIT=;x"), kPropertyWait), J("WAIT=;x"));
+  EXPECT_EQ(RemoveProperty("", kPropertyWait), "");
+  // Other segments stay byte for byte, readable or not.
+  EXPECT_EQ(RemoveProperty(J("zz;WAIT=1;=q"), kPropertyWait), J("zz;=q"));
+}
+
+// ---- HashMap order ------------------------------------------------------------------------
+
+TEST(PropertiesBuilderTest, SpecBucketClaimsAtCapacity16) {
+  EXPECT_EQ(PropertiesBuilder::BucketOf(kPropertyKeys, 16), 7);
+  EXPECT_EQ(PropertiesBuilder::BucketOf(kPropertyUniqKey, 16), 12);
+  EXPECT_EQ(PropertiesBuilder::BucketOf(kPropertyCluster, 16), 12);
+  EXPECT_EQ(PropertiesBuilder::BucketOf(kPropertyWait, 16), 13);
+  EXPECT_EQ(PropertiesBuilder::BucketOf(kPropertyDelay, 16), 13);
+  EXPECT_EQ(PropertiesBuilder::BucketOf(kPropertyTags, 16), 14);
+  EXPECT_EQ(PropertiesBuilder::BucketOf(kPropertyRealTopic, 16), 1);
+  EXPECT_EQ(PropertiesBuilder::BucketOf(kPropertyRealQueueId, 16), 15);
+}
+
+TEST(PropertiesBuilderTest, ExampleAProperties) {
+  PropertiesBuilder b;  // 4.9.8
+  b.Put(kPropertyTags, "TagA");
+  b.Put(kPropertyKeys, "k1");
+  EXPECT_EQ(b.Build(), "KEYS\x01k1\x02TAGS\x01TagA");
+  EXPECT_EQ(b.Build().size(), 17u);
+  EXPECT_EQ(b.EncodedSize(), 17u);
+  PropertiesBuilder t(PropertiesFormat{16, true});
+  t.Put(kPropertyTags, "TagA");
+  t.Put(kPropertyKeys, "k1");
+  EXPECT_EQ(t.Build(), "KEYS\x01k1\x02TAGS\x01TagA\x02");
+  EXPECT_EQ(t.EncodedSize(), 18u);
+}
+
+TEST(PropertiesBuilderTest, ExampleCBrokerRewrite) {
+  // The producer's HashMap iteration order, as it arrives on the wire.
+  PropertiesBuilder producer;
+  producer.Put(kPropertyKeys, "k1");
+  producer.Put(kPropertyTags, "TagA");
+  producer.Put(kPropertyUniqKey, kUniqKey);
+  producer.Put(kPropertyWait, "true");
+  const std::string wire = producer.Build();
+  EXPECT_EQ(wire, J498("KEYS=k1;UNIQ_KEY=7F00000112340BADCAFE0001E2400001;WAIT=true;TAGS=TagA;"));
+
+  // 4.9.8 SendMessageProcessor: parse, put CLUSTER, remove WAIT, serialise.
+  PropertiesBuilder broker = PropertiesBuilder::FromString(wire);
+  broker.Put(kPropertyCluster, "DefaultCluster");
+  EXPECT_TRUE(broker.Remove(kPropertyWait));
+  EXPECT_FALSE(broker.Remove(kPropertyWait));
+  const std::string stored = broker.Build();
+  EXPECT_EQ(stored,
+            "KEYS\x01k1\x02UNIQ_KEY\x01"
+            "7F00000112340BADCAFE0001E2400001\x02"
+            "CLUSTER\x01"
+            "DefaultCluster\x02TAGS\x01TagA");
+  EXPECT_EQ(stored.size(), 82u);
+  EXPECT_EQ(broker.EncodedSize(), 82u);
+  EXPECT_EQ(FindProperty(stored, kPropertyUniqKey), kUniqKey);
+  EXPECT_EQ(FindProperty(stored, kPropertyWait), std::nullopt);
+}
+
+TEST(PropertiesBuilderTest, ReplaceKeepsPositionRemoveAndReAddMovesToBucketEnd) {
+  PropertiesBuilder b(PropertiesFormat{16, true});
+  b.Put("UNIQ_KEY", "u");
+  b.Put("CLUSTER", "c");
+  b.Put("KEYS", "k");
+  b.Remove("UNIQ_KEY");
+  b.Put("UNIQ_KEY", "u2");
+  b.Put("KEYS", "k2");
+  EXPECT_EQ(b.Build(), J("KEYS=k2;CLUSTER=c;UNIQ_KEY=u2;"));
+  EXPECT_EQ(b.Get("KEYS"), "k2");
+  EXPECT_EQ(b.Get("WAIT"), std::nullopt);
+  EXPECT_EQ(b.size(), 3u);
+}
+
+TEST(PropertiesBuilderTest, ResizeAtLoadFactor) {
+  PropertiesBuilder b(PropertiesFormat{16, true});
+  for (int i = 0; i < 12; ++i) b.Put("P" + std::to_string(i), "v" + std::to_string(i));
+  EXPECT_EQ(b.capacity(), 16);
+  EXPECT_EQ(b.Build(), J("P0=v0;P1=v1;P11=v11;P2=v2;P3=v3;P4=v4;P5=v5;P6=v6;P7=v7;P8=v8;P9=v9;"
+                         "P10=v10;"));
+  b.Put("P12", "v12");  // 13 > 0.75 * 16
+  EXPECT_EQ(b.capacity(), 32);
+  EXPECT_EQ(b.Build(), J("P0=v0;P1=v1;P2=v2;P3=v3;P4=v4;P5=v5;P6=v6;P7=v7;P8=v8;P9=v9;P10=v10;"
+                         "P12=v12;P11=v11;"));
+}
+
+TEST(PropertiesBuilderTest, LongChainResizesSmallTable) {
+  // c3, c20, ... all hash to bucket 0 at capacity 16 (checked first).
+  const std::vector<std::string> names = {"c3",  "c20", "c31", "c42", "c53",
+                                          "c64", "c75", "c86", "c97", "c110"};
+  for (const auto& n : names) ASSERT_EQ(PropertiesBuilder::BucketOf(n, 16), 0) << n;
+  PropertiesBuilder b(PropertiesFormat{16, true});
+  for (size_t i = 0; i < 8; ++i) b.Put(names[i], "x");
+  EXPECT_EQ(b.capacity(), 16);
+  EXPECT_EQ(b.Build(), J("c3=x;c20=x;c31=x;c42=x;c53=x;c64=x;c75=x;c86=x;"));
+  b.Put(names[8], "x");  // 9th in one bucket: treeifyBin resizes instead (capacity < 64)
+  EXPECT_EQ(b.capacity(), 32);
+  EXPECT_EQ(b.Build(), J("c20=x;c31=x;c42=x;c53=x;c64=x;c75=x;c86=x;c97=x;c3=x;"));
+  b.Put(names[9], "x");
+  EXPECT_EQ(b.capacity(), 64);
+  EXPECT_EQ(b.Build(), J("c31=x;c53=x;c75=x;c97=x;c20=x;c42=x;c64=x;c86=x;c110=x;c3=x;"));
+}
+
+const std::vector<std::string_view> kTwentyNames = {"KEYS",
+                                                    "UNIQ_KEY",
+                                                    "WAIT",
+                                                    "TAGS",
+                                                    "CLUSTER",
+                                                    "DELAY",
+                                                    "REAL_TOPIC",
+                                                    "REAL_QID",
+                                                    "PGROUP",
+                                                    "TRAN_MSG",
+                                                    "MIN_OFFSET",
+                                                    "MAX_OFFSET",
+                                                    "RETRY_TOPIC",
+                                                    "ORIGIN_MESSAGE_ID",
+                                                    "RECONSUME_TIME",
+                                                    "MAX_RECONSUME_TIMES",
+                                                    "CONSUME_START_TIME",
+                                                    "TRACE_ON",
+                                                    "MSG_REGION",
+                                                    "BUYER_ID"};
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+TEST(PropertiesBuilderTest, TwentyStandardNamesAtCapacity16And128) {
+  PropertiesBuilder b16(PropertiesFormat{16, true});
+  PropertiesBuilder b128(PropertiesFormat::RocketMq5Broker());
+  for (std::string_view n : kTwentyNames) {
+    b16.Put(n, Lower(n));
+    b128.Put(n, Lower(n));
+  }
+  EXPECT_EQ(b16.capacity(), 32);
+  EXPECT_EQ(b128.capacity(), 128);
+  EXPECT_EQ(b16.Build(),
+            J("RECONSUME_TIME=reconsume_time;TRACE_ON=trace_on;TRAN_MSG=tran_msg;"
+              "CONSUME_START_TIME=consume_start_time;MAX_RECONSUME_TIMES=max_reconsume_times;"
+              "MIN_OFFSET=min_offset;REAL_TOPIC=real_topic;ORIGIN_MESSAGE_ID=origin_message_id;"
+              "RETRY_TOPIC=retry_topic;MAX_OFFSET=max_offset;BUYER_ID=buyer_id;KEYS=keys;"
+              "MSG_REGION=msg_region;UNIQ_KEY=uniq_key;CLUSTER=cluster;WAIT=wait;DELAY=delay;"
+              "PGROUP=pgroup;TAGS=tags;REAL_QID=real_qid;"));
+  EXPECT_EQ(b128.Build(),
+            J("CONSUME_START_TIME=consume_start_time;ORIGIN_MESSAGE_ID=origin_message_id;"
+              "RETRY_TOPIC=retry_topic;BUYER_ID=buyer_id;MSG_REGION=msg_region;"
+              "UNIQ_KEY=uniq_key;CLUSTER=cluster;PGROUP=pgroup;RECONSUME_TIME=reconsume_time;"
+              "MIN_OFFSET=min_offset;DELAY=delay;TAGS=tags;TRAN_MSG=tran_msg;KEYS=keys;"
+              "WAIT=wait;TRACE_ON=trace_on;MAX_RECONSUME_TIMES=max_reconsume_times;"
+              "REAL_TOPIC=real_topic;MAX_OFFSET=max_offset;REAL_QID=real_qid;"));
+}
+
+TEST(PropertiesBuilderTest, HundredNamesThroughSeveralResizes) {
+  PropertiesBuilder b(PropertiesFormat{16, true});
+  for (int i = 0; i < 100; ++i) b.Put("name" + std::to_string(i * 7919 % 1000), std::to_string(i));
+  EXPECT_EQ(b.capacity(), 256);
+  EXPECT_EQ(
+      b.Build(),
+      J("name196=84;name193=47;name595=5;name112=48;name352=8;name115=85;name358=82;name355=45;"
+        "name872=88;name598=42;name757=3;name514=6;name517=43;name34=86;name919=1;name31=49;"
+        "name221=59;name464=56;name981=99;name461=19;name467=93;name224=96;name109=11;"
+        "name626=54;name28=12;name623=17;name866=14;name6=74;name629=91;name869=51;name3=37;"
+        "name0=0;name190=10;name492=68;name651=29;name137=23;name654=66;name897=63;name894=26;"
+        "name411=69;name813=27;name59=61;name816=64;name56=24;name760=40;name489=31;name520=80;"
+        "name246=34;name763=77;name922=38;name249=71;name408=32;name925=75;name271=9;"
+        "name277=83;name274=46;name791=89;name676=4;name710=90;name433=7;name950=50;"
+        "name439=81;name436=44;name953=87;name679=41;name838=2;name140=60;name383=57;"
+        "name380=20;name386=94;name143=97;name302=58;name545=55;name542=18;name785=15;"
+        "name548=92;name788=52;name305=95;name707=53;name704=16;name947=13;name62=98;"
+        "name570=30;name573=67;name299=21;name330=70;name732=28;name218=22;name735=65;"
+        "name978=62;name975=25;name165=35;name682=78;name841=39;name168=72;name601=79;"
+        "name327=33;name844=76;name87=73;name84=36;"));
+}
+
+TEST(PropertiesBuilderTest, TinyInitialCapacities) {
+  for (int cap : {0, 1, 3}) {
+    PropertiesBuilder b(PropertiesFormat{cap, true});
+    for (int i = 0; i < 5; ++i) b.Put("P" + std::to_string(i), "v");
+    EXPECT_EQ(b.Build(), J("P0=v;P1=v;P2=v;P3=v;P4=v;")) << cap;
+  }
+}
+
+TEST(PropertiesBuilderTest, NonAsciiNamesHashAsUtf16) {
+  PropertiesBuilder b(PropertiesFormat{16, true});
+  const std::string ete = "\xC3\xA9t\xC3\xA9";                 // été
+  const std::string smile = "\xF0\x9F\x98\x80";                // U+1F600, a surrogate pair
+  const std::string key = "\xD0\xBA\xD0\xBB\xD1\x8E\xD1\x87";  // ключ
+  b.Put(ete, "1");
+  b.Put(smile, "2");
+  b.Put(key, "3");
+  b.Put("KEYS", "4");
+  EXPECT_EQ(b.Build(), J(key + "=3;KEYS=4;" + smile + "=2;" + ete + "=1;"));
+}
+
+TEST(PropertiesBuilderTest, EmptyAndFromStringRoundTrip) {
+  PropertiesBuilder empty;
+  EXPECT_EQ(empty.Build(), "");
+  EXPECT_EQ(empty.EncodedSize(), 0u);
+  EXPECT_TRUE(empty.empty());
+  EXPECT_EQ(empty.capacity(), 0);  // lazily allocated, like HashMap
+
+  PropertiesBuilder dup = PropertiesBuilder::FromString(J("TAGS=a;KEYS=k;TAGS=b;junk;"));
+  EXPECT_EQ(dup.size(), 2u);
+  EXPECT_EQ(dup.Build(), J498("KEYS=k;TAGS=b;"));
+  std::string appended = "prefix";
+  dup.AppendTo(&appended);
+  EXPECT_EQ(appended, "prefix" + J498("KEYS=k;TAGS=b;"));
+}
+
+}  // namespace
+}  // namespace rocketstore::format
