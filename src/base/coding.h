@@ -24,9 +24,12 @@ namespace coding_internal {
 template <typename T>
 inline T ToBig(T v) {
   if constexpr (std::endian::native == std::endian::little) {
-    if constexpr (sizeof(T) == 2) return static_cast<T>(__builtin_bswap16(static_cast<uint16_t>(v)));
-    if constexpr (sizeof(T) == 4) return static_cast<T>(__builtin_bswap32(static_cast<uint32_t>(v)));
-    if constexpr (sizeof(T) == 8) return static_cast<T>(__builtin_bswap64(static_cast<uint64_t>(v)));
+    if constexpr (sizeof(T) == 2)
+      return static_cast<T>(__builtin_bswap16(static_cast<uint16_t>(v)));
+    if constexpr (sizeof(T) == 4)
+      return static_cast<T>(__builtin_bswap32(static_cast<uint32_t>(v)));
+    if constexpr (sizeof(T) == 8)
+      return static_cast<T>(__builtin_bswap64(static_cast<uint64_t>(v)));
   }
   return v;
 }

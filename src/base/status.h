@@ -90,7 +90,9 @@ class [[nodiscard]] Status {
 std::ostream& operator<<(std::ostream& os, const Status& s);
 
 // Builders. The message should say what failed and, where possible, what to do.
-inline Status InvalidArgument(std::string m) { return {StatusCode::kInvalidArgument, std::move(m)}; }
+inline Status InvalidArgument(std::string m) {
+  return {StatusCode::kInvalidArgument, std::move(m)};
+}
 inline Status NotFound(std::string m) { return {StatusCode::kNotFound, std::move(m)}; }
 inline Status Corruption(std::string m) { return {StatusCode::kCorruption, std::move(m)}; }
 inline Status Unavailable(std::string m) { return {StatusCode::kUnavailable, std::move(m)}; }
@@ -115,8 +117,8 @@ Status ErrnoStatus(std::string_view what, int err);
 }  // namespace rocketstore
 
 // Propagates a non-OK Status to the caller.
-#define RS_RETURN_IF_ERROR(expr)                          \
-  do {                                                    \
-    ::rocketstore::Status rs_status_tmp_ = (expr);        \
-    if (!rs_status_tmp_.ok()) return rs_status_tmp_;      \
+#define RS_RETURN_IF_ERROR(expr)                     \
+  do {                                               \
+    ::rocketstore::Status rs_status_tmp_ = (expr);   \
+    if (!rs_status_tmp_.ok()) return rs_status_tmp_; \
   } while (0)

@@ -1,10 +1,10 @@
 #include "base/crc32.h"
 
-#include <random>
-#include <vector>
-
 #include <gtest/gtest.h>
 #include <zlib.h>
+
+#include <random>
+#include <vector>
 
 namespace rocketstore {
 namespace {

@@ -25,19 +25,20 @@ MATCHER_P(StatusIs, code, "") {
 
 }  // namespace rocketstore::testing
 
-#define EXPECT_OK(expr) EXPECT_TRUE(::rocketstore::testing::GetStatus(expr).ok()) \
-  << ::rocketstore::testing::GetStatus(expr).ToString()
-#define ASSERT_OK(expr)                                                       \
-  do {                                                                        \
-    const auto& rs_ok_tmp_ = (expr);                                          \
-    ASSERT_TRUE(::rocketstore::testing::GetStatus(rs_ok_tmp_).ok())           \
-        << ::rocketstore::testing::GetStatus(rs_ok_tmp_).ToString();          \
+#define EXPECT_OK(expr)                                     \
+  EXPECT_TRUE(::rocketstore::testing::GetStatus(expr).ok()) \
+      << ::rocketstore::testing::GetStatus(expr).ToString()
+#define ASSERT_OK(expr)                                              \
+  do {                                                               \
+    const auto& rs_ok_tmp_ = (expr);                                 \
+    ASSERT_TRUE(::rocketstore::testing::GetStatus(rs_ok_tmp_).ok())  \
+        << ::rocketstore::testing::GetStatus(rs_ok_tmp_).ToString(); \
   } while (0)
 #define RS_TEST_CONCAT_INNER_(a, b) a##b
 #define RS_TEST_CONCAT_(a, b) RS_TEST_CONCAT_INNER_(a, b)
-#define ASSERT_OK_AND_ASSIGN_IMPL_(tmp, lhs, expr)          \
-  auto tmp = (expr);                                        \
-  ASSERT_TRUE(tmp.ok()) << tmp.status().ToString();         \
+#define ASSERT_OK_AND_ASSIGN_IMPL_(tmp, lhs, expr)  \
+  auto tmp = (expr);                                \
+  ASSERT_TRUE(tmp.ok()) << tmp.status().ToString(); \
   lhs = std::move(tmp).value()
 #define ASSERT_OK_AND_ASSIGN(lhs, expr) \
   ASSERT_OK_AND_ASSIGN_IMPL_(RS_TEST_CONCAT_(rs_assign_tmp_, __LINE__), lhs, expr)

@@ -1,0 +1,128 @@
+// Small helpers shared by the bench/ programs: latency percentiles, human units, a
+// progress line on a terminal, and a scratch directory.
+#pragma once
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace rocketstore::bench {
+
+inline int64_t NowNanos() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// Latencies in nanoseconds; percentiles by sorting (fine for a few million samples).
+class Latencies {
+ public:
+  void Reserve(size_t n) { samples_.reserve(n); }
+  void Add(int64_t nanos) { samples_.push_back(nanos); }
+  void Merge(const Latencies& o) {
+    samples_.insert(samples_.end(), o.samples_.begin(), o.samples_.end());
+  }
+  size_t count() const { return samples_.size(); }
+  // p in [0, 100].
+  int64_t Percentile(double p) {
+    if (samples_.empty()) return 0;
+    if (!sorted_) {
+      std::sort(samples_.begin(), samples_.end());
+      sorted_ = true;
+    }
+    size_t idx = static_cast<size_t>(p / 100.0 * static_cast<double>(samples_.size() - 1) + 0.5);
+    return samples_[std::min(idx, samples_.size() - 1)];
+  }
+
+ private:
+  std::vector<int64_t> samples_;
+  bool sorted_ = false;
+};
+
+inline std::string HumanNanos(int64_t ns) {
+  char buf[32];
+  if (ns < 1000)
+    std::snprintf(buf, sizeof buf, "%lld ns", static_cast<long long>(ns));
+  else if (ns < 1000000)
+    std::snprintf(buf, sizeof buf, "%.1f us", ns / 1e3);
+  else if (ns < 1000000000)
+    std::snprintf(buf, sizeof buf, "%.2f ms", ns / 1e6);
+  else
+    std::snprintf(buf, sizeof buf, "%.2f s", ns / 1e9);
+  return buf;
+}
+
+inline std::string HumanRate(double per_sec) {
+  char buf[32];
+  if (per_sec >= 1e6)
+    std::snprintf(buf, sizeof buf, "%.2f M", per_sec / 1e6);
+  else if (per_sec >= 1e3)
+    std::snprintf(buf, sizeof buf, "%.1f k", per_sec / 1e3);
+  else
+    std::snprintf(buf, sizeof buf, "%.0f", per_sec);
+  return buf;
+}
+
+inline std::string HumanBytes(double bytes) {
+  char buf[32];
+  if (bytes >= 1 << 30)
+    std::snprintf(buf, sizeof buf, "%.2f GiB", bytes / (1 << 30));
+  else if (bytes >= 1 << 20)
+    std::snprintf(buf, sizeof buf, "%.1f MiB", bytes / (1 << 20));
+  else if (bytes >= 1 << 10)
+    std::snprintf(buf, sizeof buf, "%.1f KiB", bytes / (1 << 10));
+  else
+    std::snprintf(buf, sizeof buf, "%.0f B", bytes);
+  return buf;
+}
+
+// "[#####.....] 50% label" on stderr when it is a terminal; nothing otherwise.
+class Progress {
+ public:
+  explicit Progress(std::string label) : label_(std::move(label)), tty_(isatty(2)) {}
+  void Update(double fraction) {
+    if (!tty_) return;
+    int filled = static_cast<int>(fraction * 30);
+    std::string bar(static_cast<size_t>(std::clamp(filled, 0, 30)), '#');
+    bar.resize(30, '.');
+    std::fprintf(stderr, "\r[%s] %3d%% %s", bar.c_str(), static_cast<int>(fraction * 100),
+                 label_.c_str());
+    std::fflush(stderr);
+  }
+  void Done() {
+    if (tty_) std::fprintf(stderr, "\r%*s\r", 60 + static_cast<int>(label_.size()), "");
+  }
+
+ private:
+  std::string label_;
+  bool tty_;
+};
+
+// A scratch directory under $ROCKETSTORE_BENCH_DIR (default ./build/bench-data),
+// removed on destruction.
+class ScratchDir {
+ public:
+  explicit ScratchDir(const std::string& name) {
+    const char* base = std::getenv("ROCKETSTORE_BENCH_DIR");
+    path_ = std::string(base && *base ? base : "./build/bench-data") + "/" + name;
+    std::filesystem::remove_all(path_);
+    std::filesystem::create_directories(path_);
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+}  // namespace rocketstore::bench

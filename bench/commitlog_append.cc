@@ -1,0 +1,256 @@
+// bench/commitlog_append: how fast can producers append to the CommitLog?
+//
+// For each body size (128 B, 1 KiB, 4 KiB) it first measures the raw bound on this
+// machine: a single thread memcpy-appending records of the same size into a fresh
+// mmap'd file of the segment size (no store logic at all). Then it runs the real
+// CommitLog (ASYNC_FLUSH: flusher every 500 ms, segment preparer running) with 1, 4 and
+// 64 producer threads and prints msgs/s, MiB/s, put latency percentiles and the ratio to
+// the raw bound.
+//
+//   commitlog_append [--seconds S] [--sizes 128,1024,4096] [--threads 1,4,64]
+//                    [--segment-mib 1024]
+// Scratch files go to $ROCKETSTORE_BENCH_DIR (default ./build/bench-data).
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstring>
+#include <sstream>
+#include <thread>
+
+#include "base/clock.h"
+#include "base/service_runner.h"
+#include "bench/bench_util.h"
+#include "io/posix_file_system.h"
+#include "store/commitlog/commit_log.h"
+#include "store/flush/async_flusher.h"
+
+namespace rocketstore::bench {
+namespace {
+
+struct Config {
+  double seconds = 2.0;
+  std::vector<int> sizes = {128, 1024, 4096};
+  std::vector<int> threads = {1, 4, 64};
+  int64_t segment_size = int64_t{1} << 30;
+  bool flush = true;    // --no-flush: diagnostics only (no background flusher)
+  bool prepare = true;  // --no-prepare: diagnostics only (no segment preparer)
+};
+
+std::vector<int> ParseList(const char* s) {
+  std::vector<int> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ',')) out.push_back(std::stoi(item));
+  return out;
+}
+
+const std::string kTopic = "BenchTopic";
+const std::string kProps = std::string("TAGS\x01TagA\x02KEYS\x01key-0001", 22);
+
+format::MessageToStore MakeMessage(const std::string& body, int queue) {
+  format::MessageToStore m;
+  m.topic = kTopic;
+  m.queue_id = queue;
+  m.body = body;
+  m.properties = kProps;
+  m.born_timestamp = 1700000000000;
+  m.born_host = format::HostAddress::V4(127, 0, 0, 1, 50000);
+  m.store_host = format::HostAddress::V4(127, 0, 0, 1, 10911);
+  return m;
+}
+
+// The raw bound: memcpy records into a fresh MAP_SHARED file mapping, one thread.
+double RawBoundMsgsPerSec(const Config& cfg, size_t record_size) {
+  ScratchDir dir("raw");
+  const std::string path = dir.path() + "/raw";
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0 || ::ftruncate(fd, cfg.segment_size) != 0) {
+    std::perror("raw bound file");
+    std::exit(1);
+  }
+  auto* base = static_cast<uint8_t*>(::mmap(nullptr, static_cast<size_t>(cfg.segment_size),
+                                            PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0));
+  if (base == MAP_FAILED) {
+    std::perror("mmap");
+    std::exit(1);
+  }
+  std::vector<uint8_t> record(record_size, 0x5A);
+  const int64_t deadline = NowNanos() + static_cast<int64_t>(cfg.seconds * 1e9);
+  const int64_t start = NowNanos();
+  int64_t n = 0;
+  size_t pos = 0;
+  while (pos + record_size <= static_cast<size_t>(cfg.segment_size)) {
+    std::memcpy(base + pos, record.data(), record_size);
+    pos += record_size;
+    ++n;
+    if ((n & 1023) == 0 && NowNanos() > deadline) break;
+  }
+  const double secs = static_cast<double>(NowNanos() - start) / 1e9;
+  ::munmap(base, static_cast<size_t>(cfg.segment_size));
+  ::close(fd);
+  return static_cast<double>(n) / secs;
+}
+
+struct RunResult {
+  double msgs_per_sec = 0;
+  double bytes_per_sec = 0;
+  Latencies latencies;
+};
+
+RunResult RunStore(const Config& cfg, int body_size, int threads) {
+  ScratchDir dir("store");
+  StoreHealth health;
+  CommitLogOptions o;
+  o.dir = dir.path() + "/commitlog";
+  o.segment_size = cfg.segment_size;
+  auto log_or = CommitLog::Open(PosixFileSystem::Default(), o, Clock::Real(), health);
+  if (!log_or.ok()) {
+    std::fprintf(stderr, "open: %s\n", log_or.status().ToString().c_str());
+    std::exit(1);
+  }
+  CommitLog& log = **log_or;
+  AsyncFlusher flusher(log.segments(), health, AsyncFlusher::Options{});
+  ServiceRunner flush_runner("flush", std::chrono::milliseconds(500),
+                             [&] { (void)flusher.RunOnce(Clock::Real().NowMillis()); });
+  ServiceRunner prepare_runner("prepare", std::chrono::milliseconds(1),
+                               [&] { (void)log.segments().PrepareNext(); });
+  // Create and warm the first segment before timing, as a running broker would have.
+  {
+    auto first = log.segments().GetWritableFile(PhysicalOffset(0));
+    if (!first.ok()) std::exit(1);
+    (void)log.segments().PrepareNext();
+  }
+  if (cfg.flush) flush_runner.Start();
+  if (cfg.prepare) prepare_runner.Start();
+
+  const std::string body(static_cast<size_t>(body_size), 'x');
+  std::atomic<bool> go{false};
+  std::atomic<int64_t> total_msgs{0};
+  std::atomic<int64_t> total_bytes{0};
+  std::vector<Latencies> lat(static_cast<size_t>(threads));
+  const int64_t budget_bytes = cfg.segment_size * 2 - (64 << 20);  // stay within ~2 segments
+  std::vector<std::thread> workers;
+  int64_t start = 0, deadline = 0;
+  for (int t = 0; t < threads; ++t) {
+    workers.emplace_back([&, t] {
+      format::MessageToStore m = MakeMessage(body, t % 8);
+      lat[static_cast<size_t>(t)].Reserve(1 << 20);
+      while (!go.load(std::memory_order_acquire)) {
+      }
+      int64_t n = 0, bytes = 0;
+      while (true) {
+        const int64_t t0 = NowNanos();
+        PutMessageResult r = log.Put(m);
+        const int64_t t1 = NowNanos();
+        if (!r.ok()) {
+          std::fprintf(stderr, "put: %s %s\n", std::string(PutMessageStatusName(r.status)).c_str(),
+                       r.error.c_str());
+          std::exit(1);
+        }
+        lat[static_cast<size_t>(t)].Add(t1 - t0);
+        ++n;
+        bytes += r.total_bytes;
+        if ((n & 63) == 0) {
+          if (t1 > deadline) break;
+          if (total_bytes.fetch_add(bytes, std::memory_order_relaxed) + bytes > budget_bytes) {
+            bytes = 0;
+            break;
+          }
+          total_msgs.fetch_add(n, std::memory_order_relaxed);
+          n = 0;
+          bytes = 0;
+        }
+      }
+      total_msgs.fetch_add(n, std::memory_order_relaxed);
+      total_bytes.fetch_add(bytes, std::memory_order_relaxed);
+    });
+  }
+  struct rusage ru0;
+  getrusage(RUSAGE_SELF, &ru0);
+  start = NowNanos();
+  deadline = start + static_cast<int64_t>(cfg.seconds * 1e9);
+  go.store(true, std::memory_order_release);
+  for (auto& w : workers) w.join();
+  const double secs = static_cast<double>(NowNanos() - start) / 1e9;
+  struct rusage ru1;
+  getrusage(RUSAGE_SELF, &ru1);
+  if (std::getenv("BENCH_DEBUG")) {
+    std::fprintf(stderr, "minor faults %ld major %ld\n", ru1.ru_minflt - ru0.ru_minflt,
+                 ru1.ru_majflt - ru0.ru_majflt);
+  }
+  prepare_runner.Stop();
+  flush_runner.Stop();
+
+  RunResult result;
+  result.msgs_per_sec = static_cast<double>(total_msgs.load()) / secs;
+  result.bytes_per_sec = static_cast<double>(total_bytes.load()) / secs;
+  for (auto& l : lat) result.latencies.Merge(l);
+  return result;
+}
+
+}  // namespace
+}  // namespace rocketstore::bench
+
+int main(int argc, char** argv) {
+  using namespace rocketstore::bench;
+  Config cfg;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto next = [&]() -> const char* {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "%s needs a value\n", a.c_str());
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (a == "--seconds")
+      cfg.seconds = std::stod(next());
+    else if (a == "--sizes")
+      cfg.sizes = ParseList(next());
+    else if (a == "--threads")
+      cfg.threads = ParseList(next());
+    else if (a == "--segment-mib")
+      cfg.segment_size = std::stoll(next()) << 20;
+    else if (a == "--no-flush")
+      cfg.flush = false;
+    else if (a == "--no-prepare")
+      cfg.prepare = false;
+    else {
+      std::fprintf(stderr,
+                   "usage: commitlog_append [--seconds S] [--sizes 128,1024,4096] "
+                   "[--threads 1,4,64] [--segment-mib 1024]\n");
+      return a == "--help" ? 0 : 2;
+    }
+  }
+  std::printf("commitlog_append: ASYNC_FLUSH, %s segments, %.1f s per case, %u cores\n",
+              HumanBytes(static_cast<double>(cfg.segment_size)).c_str(), cfg.seconds,
+              std::thread::hardware_concurrency());
+  std::printf("%-6s %-7s %12s %11s %10s %10s %10s %9s\n", "body", "threads", "msgs/s", "MiB/s",
+              "p50", "p99", "p99.9", "vs raw");
+  for (int size : cfg.sizes) {
+    const std::string body(static_cast<size_t>(size), 'x');
+    const size_t record_size = rocketstore::format::EncodedRecordSize(MakeMessage(body, 0));
+    Progress p("raw bound " + std::to_string(size) + " B");
+    p.Update(0);
+    const double raw = RawBoundMsgsPerSec(cfg, record_size);
+    p.Done();
+    std::printf("%-6d %-7s %12s %11.0f %10s %10s %10s %9s\n", size, "raw", HumanRate(raw).c_str(),
+                raw * static_cast<double>(record_size) / (1 << 20), "-", "-", "-", "1.00");
+    for (int t : cfg.threads) {
+      Progress pr("store " + std::to_string(size) + " B x " + std::to_string(t) + " threads");
+      pr.Update(0);
+      RunResult r = RunStore(cfg, size, t);
+      pr.Done();
+      std::printf("%-6d %-7d %12s %11.0f %10s %10s %10s %9.2f\n", size, t,
+                  HumanRate(r.msgs_per_sec).c_str(), r.bytes_per_sec / (1 << 20),
+                  HumanNanos(r.latencies.Percentile(50)).c_str(),
+                  HumanNanos(r.latencies.Percentile(99)).c_str(),
+                  HumanNanos(r.latencies.Percentile(99.9)).c_str(), r.msgs_per_sec / raw);
+      std::fflush(stdout);
+    }
+  }
+  return 0;
+}

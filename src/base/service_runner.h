@@ -1,0 +1,83 @@
+// File: base/service_runner.h
+//
+// A background service in rocketstore is a step function plus this generic driver.
+// The service class exposes `RunOnce(now)` (does one round of work, no sleeping) and is
+// tested by calling it directly with a FakeClock; in production a ServiceRunner calls it
+// on its own thread every `interval`, or sooner when Wake() is called.
+//
+//   ServiceRunner runner("flush-commitlog", std::chrono::milliseconds(500),
+//                        [&] { flusher.RunOnce(clock.MonotonicNanos()); });
+//   runner.Start();
+//   ...
+//   runner.Stop();   // waits for the current step; runs no further step
+//
+// Thread-safety: Start/Stop from one owner thread; Wake() from any thread.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+
+namespace rocketstore {
+
+class ServiceRunner {
+ public:
+  ServiceRunner(std::string name, std::chrono::nanoseconds interval, std::function<void()> step)
+      : name_(std::move(name)), interval_(interval), step_(std::move(step)) {}
+  ~ServiceRunner() { Stop(); }
+  ServiceRunner(const ServiceRunner&) = delete;
+  ServiceRunner& operator=(const ServiceRunner&) = delete;
+
+  const std::string& name() const { return name_; }
+
+  void Start() {
+    std::lock_guard<std::mutex> l(mu_);
+    if (thread_.joinable()) return;
+    stop_ = false;
+    thread_ = std::thread([this] { Loop(); });
+  }
+
+  // Stops after the step in progress, if any. Idempotent.
+  void Stop() {
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      stop_ = true;
+      cv_.notify_all();
+    }
+    if (thread_.joinable() && thread_.get_id() != std::this_thread::get_id()) thread_.join();
+  }
+
+  // Runs the next step now instead of at the end of the interval.
+  void Wake() {
+    std::lock_guard<std::mutex> l(mu_);
+    woken_ = true;
+    cv_.notify_one();
+  }
+
+ private:
+  void Loop() {
+    std::unique_lock<std::mutex> l(mu_);
+    while (!stop_) {
+      cv_.wait_for(l, interval_, [this] { return stop_ || woken_; });
+      if (stop_) break;
+      woken_ = false;
+      l.unlock();
+      step_();
+      l.lock();
+    }
+  }
+
+  const std::string name_;
+  const std::chrono::nanoseconds interval_;
+  const std::function<void()> step_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+  bool woken_ = false;
+  std::thread thread_;
+};
+
+}  // namespace rocketstore

@@ -1,0 +1,122 @@
+#include "store/checkpoint/checkpoint.h"
+
+#include <vector>
+
+namespace rocketstore {
+
+Result<std::unique_ptr<Checkpoint>> Checkpoint::Open(FileSystem& fs, const std::string& dir) {
+  auto cp = std::unique_ptr<Checkpoint>(new Checkpoint(fs, dir));
+  const std::string path = JoinPath(dir, "checkpoint");
+  if (!fs.Exists(path)) return cp;
+  RS_ASSIGN_OR_RETURN(auto file, fs.OpenFile(path, OpenOptions{}));
+  std::vector<uint8_t> page(format::kCheckpointFileSize + 1);
+  RS_ASSIGN_OR_RETURN(size_t n, file->PRead(0, page.data(), page.size()));
+  if (n != format::kCheckpointFileSize) {
+    cp->load_state_ = LoadState::kCorrupt;
+    return cp;
+  }
+  page.resize(n);
+  format::CheckpointRecord r;
+  switch (format::DecodeCheckpoint(page, &r)) {
+    case format::CheckpointDecode::kWithExtension:
+      cp->load_state_ = LoadState::kVerified;
+      break;
+    case format::CheckpointDecode::kRocketMqOnly:
+      cp->load_state_ = LoadState::kRocketMq;
+      break;
+    case format::CheckpointDecode::kCorruptExtension:
+      cp->load_state_ = LoadState::kCorrupt;
+      break;
+  }
+  cp->record_ = r;
+  return cp;
+}
+
+std::string Checkpoint::LoadStateDescription() const {
+  switch (load_state_) {
+    case LoadState::kMissing:
+      return "no checkpoint file";
+    case LoadState::kRocketMq:
+      return "checkpoint without rocketstore extension (RocketMQ)";
+    case LoadState::kVerified:
+      return "checkpoint verified";
+    case LoadState::kCorrupt:
+      return "checkpoint corrupt (wrong size or CRC mismatch), ignored";
+  }
+  return "?";
+}
+
+format::CheckpointRecord Checkpoint::Get() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return record_;
+}
+
+void Checkpoint::SetPhysicMsgTimestamp(int64_t v) {
+  std::lock_guard<std::mutex> l(mu_);
+  record_.physic_msg_timestamp = v;
+}
+void Checkpoint::SetLogicsMsgTimestamp(int64_t v) {
+  std::lock_guard<std::mutex> l(mu_);
+  record_.logics_msg_timestamp = v;
+}
+void Checkpoint::SetIndexMsgTimestamp(int64_t v) {
+  std::lock_guard<std::mutex> l(mu_);
+  record_.index_msg_timestamp = v;
+}
+void Checkpoint::SetDurableCommitLogOffset(int64_t v) {
+  std::lock_guard<std::mutex> l(mu_);
+  record_.durable_commit_log_offset = v;
+}
+void Checkpoint::SetDispatchedCommitLogOffset(int64_t v) {
+  std::lock_guard<std::mutex> l(mu_);
+  record_.dispatched_commit_log_offset = v;
+}
+
+Status Checkpoint::Flush() {
+  std::lock_guard<std::mutex> serial(flush_mu_);
+  uint8_t page[format::kCheckpointFileSize];
+  format::EncodeCheckpoint(Get(), page);
+  const std::string tmp = JoinPath(dir_, "checkpoint.tmp");
+  const std::string path = JoinPath(dir_, "checkpoint");
+  {
+    OpenOptions oo;
+    oo.create = oo.writable = true;
+    RS_ASSIGN_OR_RETURN(auto file, fs_.OpenFile(tmp, oo));
+    RS_RETURN_IF_ERROR(file->Truncate(0));
+    RS_RETURN_IF_ERROR(file->PWrite(0, page, sizeof(page)));
+    RS_RETURN_IF_ERROR(file->Sync());
+  }
+  RS_RETURN_IF_ERROR(fs_.Rename(tmp, path));
+  return fs_.SyncDir(dir_);
+}
+
+Status CreateAbortMarker(FileSystem& fs, const std::string& dir) {
+  OpenOptions oo;
+  oo.create = oo.writable = true;
+  RS_ASSIGN_OR_RETURN(auto file, fs.OpenFile(JoinPath(dir, "abort"), oo));
+  file.reset();
+  return fs.SyncDir(dir);
+}
+
+Status RemoveAbortMarker(FileSystem& fs, const std::string& dir) {
+  const std::string path = JoinPath(dir, "abort");
+  if (!fs.Exists(path)) return Status::OK();
+  RS_RETURN_IF_ERROR(fs.RemoveFile(path));
+  return fs.SyncDir(dir);
+}
+
+bool AbortMarkerExists(FileSystem& fs, const std::string& dir) {
+  return fs.Exists(JoinPath(dir, "abort"));
+}
+
+Result<std::unique_ptr<FileLock>> LockStoreDirectory(FileSystem& fs, const std::string& dir) {
+  auto lock = fs.LockFile(JoinPath(dir, "lock"));
+  if (!lock.ok() && lock.status().code() == StatusCode::kAlreadyExists) {
+    return AlreadyExists("store directory " + dir +
+                         " is in use by another rocketstore (or RocketMQ) process: its `lock` "
+                         "file is locked. Stop that process or choose another --store");
+  }
+  return lock;
+}
+
+}  // namespace rocketstore

@@ -1,0 +1,65 @@
+// File: store/common/store_health.h
+//
+// StoreHealth: whether the store may accept writes, and if not, why. RocketMQ's
+// RunningFlags, made sticky and explained:
+//   * A failed fsync/msync or a failed write is sticky: the store stops acknowledging
+//     writes for good (until restart + recovery), because the page cache may have lost
+//     the data the kernel failed to write (fsyncgate). Never retry-then-acknowledge.
+//   * A full disk (DISK_FULL) is not sticky: retention clears it once space is freed.
+//   * Shutdown is terminal.
+// Every put checks Writable() first and answers SERVICE_NOT_AVAILABLE with Reason().
+//
+// Thread-safety: all methods may be called from any thread.
+#pragma once
+
+#include <atomic>
+#include <mutex>
+#include <string>
+
+#include "base/status.h"
+
+namespace rocketstore {
+
+class StoreHealth {
+ public:
+  bool Writable() const { return bits_.load(std::memory_order_acquire) == 0; }
+  bool ShuttingDown() const { return bits_.load(std::memory_order_acquire) & kShutdown; }
+
+  // Sticky: an I/O error on the write or flush path. Keeps the first cause.
+  void SetFatalIoError(const Status& cause) { Set(kIoError, cause.ToString()); }
+  void SetShutdown() { Set(kShutdown, "the store is shut down"); }
+  void SetDiskFull(std::string why) { Set(kDiskFull, std::move(why)); }
+  void ClearDiskFull() { bits_.fetch_and(~kDiskFull, std::memory_order_acq_rel); }
+  void SetReadOnly(std::string why) { Set(kReadOnly, std::move(why)); }  // e.g. slave role
+
+  // Why the store does not accept writes ("" when it does); the most serious cause.
+  std::string Reason() const {
+    const uint32_t bits = bits_.load(std::memory_order_acquire);
+    std::lock_guard<std::mutex> l(mu_);
+    for (int i = 0; i < kCauses; ++i) {
+      if (bits & (1u << i)) return reasons_[i];
+    }
+    return "";
+  }
+
+ private:
+  // In order of seriousness; the index is the bit number.
+  enum : uint32_t { kIoError = 1, kShutdown = 2, kDiskFull = 4, kReadOnly = 8 };
+  static constexpr int kCauses = 4;
+
+  void Set(uint32_t bit, std::string why) {
+    std::lock_guard<std::mutex> l(mu_);
+    const int index = __builtin_ctz(bit);
+    // The first I/O error is the root cause; later ones are consequences.
+    if (!(bits_.load(std::memory_order_relaxed) & bit) || bit != kIoError) {
+      reasons_[index] = std::move(why);
+    }
+    bits_.fetch_or(bit, std::memory_order_acq_rel);
+  }
+
+  std::atomic<uint32_t> bits_{0};
+  mutable std::mutex mu_;
+  std::string reasons_[kCauses];  // GUARDED_BY(mu_)
+};
+
+}  // namespace rocketstore

@@ -1,0 +1,232 @@
+#include "store/segment/mapped_file_queue.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "store/segment/file_names.h"
+
+namespace rocketstore {
+namespace {
+constexpr int64_t kPageSize = 4096;
+}
+
+MappedFileQueue::MappedFileQueue(FileSystem& fs, std::string dir, const Options& options)
+    : fs_(fs), dir_(std::move(dir)), options_(options) {}
+
+Status MappedFileQueue::Load() {
+  RS_RETURN_IF_ERROR(fs_.CreateDirs(dir_));
+  RS_ASSIGN_OR_RETURN(std::vector<std::string> names, fs_.ListDir(dir_));
+  std::vector<std::pair<int64_t, std::string>> segments;
+  bool removed_temp = false;
+  for (const std::string& name : names) {
+    if (auto start = ParseSegmentFileName(name)) {
+      segments.emplace_back(*start, name);
+    } else if (name.size() == kSegmentNameLength + std::strlen(kSegmentTempSuffix) &&
+               name.ends_with(kSegmentTempSuffix) &&
+               ParseSegmentFileName(name.substr(0, kSegmentNameLength))) {
+      // A segment whose creation was interrupted: it never held data.
+      RS_RETURN_IF_ERROR(fs_.RemoveFile(JoinPath(dir_, name)));
+      removed_temp = true;
+    }
+  }
+  if (removed_temp) RS_RETURN_IF_ERROR(fs_.SyncDir(dir_));
+  std::sort(segments.begin(), segments.end());
+  std::vector<std::shared_ptr<MappedFile>> files;
+  for (const auto& [start, name] : segments) {
+    if (start % options_.file_size != 0) {
+      return Corruption(JoinPath(dir_, name) + ": segment name is not a multiple of the " +
+                        "segment size " + std::to_string(options_.file_size));
+    }
+    if (!files.empty() && files.back()->end_offset().value() != start) {
+      return Corruption(dir_ + ": segment files are not contiguous: " + name + " follows " +
+                        SegmentFileName(files.back()->start_offset().value()) +
+                        " but should start at " +
+                        std::to_string(files.back()->end_offset().value()));
+    }
+    RS_ASSIGN_OR_RETURN(auto mf, MappedFile::Open(fs_, JoinPath(dir_, name), PhysicalOffset(start),
+                                                  options_.file_size, options_.file));
+    files.push_back(std::move(mf));
+  }
+  std::lock_guard<std::mutex> l(mu_);
+  files_ = std::move(files);
+  prepared_.reset();
+  return Status::OK();
+}
+
+bool MappedFileQueue::empty() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return files_.empty();
+}
+
+size_t MappedFileQueue::file_count() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return files_.size();
+}
+
+std::vector<std::shared_ptr<MappedFile>> MappedFileQueue::Files() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return files_;
+}
+
+std::shared_ptr<MappedFile> MappedFileQueue::FirstFile() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return files_.empty() ? nullptr : files_.front();
+}
+
+std::shared_ptr<MappedFile> MappedFileQueue::LastFile() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return files_.empty() ? nullptr : files_.back();
+}
+
+std::shared_ptr<MappedFile> MappedFileQueue::FindFile(PhysicalOffset offset) const {
+  std::lock_guard<std::mutex> l(mu_);
+  if (files_.empty()) return nullptr;
+  const int64_t first = files_.front()->start_offset().value();
+  if (offset.value() < first) return nullptr;
+  const size_t index = static_cast<size_t>((offset.value() - first) / options_.file_size);
+  if (index >= files_.size()) return nullptr;
+  return files_[index];
+}
+
+PhysicalOffset MappedFileQueue::MinOffset() const {
+  auto f = FirstFile();
+  return f ? f->start_offset() : PhysicalOffset(0);
+}
+
+PhysicalOffset MappedFileQueue::MaxOffset() const {
+  auto f = LastFile();
+  return f ? f->start_offset() + f->wrote_position() : PhysicalOffset(0);
+}
+
+PhysicalOffset MappedFileQueue::FlushedOffset() const {
+  std::lock_guard<std::mutex> l(mu_);
+  // The first file not completely flushed determines the flushed offset.
+  for (const auto& f : files_) {
+    if (f->flushed_position() < f->file_size()) return f->start_offset() + f->flushed_position();
+  }
+  return files_.empty() ? PhysicalOffset(0) : files_.back()->end_offset();
+}
+
+Result<std::shared_ptr<MappedFile>> MappedFileQueue::CreateFile(PhysicalOffset start) {
+  RS_ASSIGN_OR_RETURN(auto mf,
+                      MappedFile::Create(fs_, dir_, start, options_.file_size, options_.file));
+  // Make the new name durable: data later synced into it must not vanish with its entry.
+  RS_RETURN_IF_ERROR(fs_.SyncDir(dir_));
+  return std::shared_ptr<MappedFile>(std::move(mf));
+}
+
+Result<std::shared_ptr<MappedFile>> MappedFileQueue::GetWritableFile(
+    PhysicalOffset start_if_empty) {
+  PhysicalOffset next_start;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (!files_.empty() && !files_.back()->IsFull()) return files_.back();
+    next_start = files_.empty() ? start_if_empty : files_.back()->end_offset();
+  }
+  std::lock_guard<std::mutex> create(create_mu_);
+  std::shared_ptr<MappedFile> file;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (prepared_ && prepared_->start_offset() == next_start) file = std::move(prepared_);
+    prepared_.reset();
+  }
+  if (!file) {
+    RS_ASSIGN_OR_RETURN(file, CreateFile(next_start));
+  }
+  std::lock_guard<std::mutex> l(mu_);
+  files_.push_back(file);
+  return file;
+}
+
+Result<PhysicalOffset> MappedFileQueue::Flush(FlushMethod method) {
+  for (const auto& f : Files()) {
+    if (f->flushed_position() >= f->committed_position()) continue;
+    RS_ASSIGN_OR_RETURN(int64_t flushed, f->Flush(method));
+    (void)flushed;
+  }
+  return FlushedOffset();
+}
+
+bool MappedFileQueue::HasDirtyPages(int least_pages) const {
+  int64_t dirty_pages = 0;
+  bool dirty = false;
+  for (const auto& f : Files()) {
+    const int64_t committed = f->committed_position();
+    const int64_t flushed = f->flushed_position();
+    if (committed <= flushed) continue;
+    dirty = true;
+    if (committed == f->file_size()) return true;  // a full file is always flushed
+    dirty_pages += committed / kPageSize - flushed / kPageSize;
+  }
+  if (least_pages <= 0) return dirty;
+  return dirty_pages >= least_pages;
+}
+
+int64_t MappedFileQueue::FlushedStoreTimestamp() const {
+  int64_t ts = 0;
+  for (const auto& f : Files()) ts = std::max(ts, f->flushed_store_timestamp());
+  return ts;
+}
+
+Status MappedFileQueue::PrepareNext() {
+  std::shared_ptr<MappedFile> last = LastFile();
+  if (!last) return Status::OK();
+  const int64_t wrote = last->wrote_position();
+  RS_RETURN_IF_ERROR(last->Prefault(wrote, wrote + options_.prefault_window_bytes));
+  if (wrote * 2 < last->file_size() && last->remaining() > options_.prefault_window_bytes) {
+    return Status::OK();
+  }
+  std::lock_guard<std::mutex> create(create_mu_);
+  const PhysicalOffset next_start = last->end_offset();
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (prepared_ && prepared_->start_offset() == next_start) {
+      auto p = prepared_;
+      return p->Prefault(0, options_.prefault_window_bytes);
+    }
+    if (files_.empty() || files_.back() != last) return Status::OK();  // queue moved on
+  }
+  RS_ASSIGN_OR_RETURN(auto next, CreateFile(next_start));
+  RS_RETURN_IF_ERROR(next->Prefault(0, options_.prefault_window_bytes));
+  std::lock_guard<std::mutex> l(mu_);
+  prepared_ = std::move(next);
+  return Status::OK();
+}
+
+Status MappedFileQueue::TruncateTo(PhysicalOffset end) {
+  std::lock_guard<std::mutex> create(create_mu_);
+  std::vector<std::shared_ptr<MappedFile>> doomed;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    std::vector<std::shared_ptr<MappedFile>> keep;
+    for (auto& f : files_) {
+      if (f->start_offset() >= end) {
+        doomed.push_back(f);
+      } else {
+        if (end < f->end_offset()) f->SetPositions(end - f->start_offset());
+        keep.push_back(f);
+      }
+    }
+    files_ = std::move(keep);
+    if (prepared_) doomed.push_back(std::move(prepared_));
+    prepared_.reset();
+  }
+  for (const auto& f : doomed) RS_RETURN_IF_ERROR(fs_.RemoveFile(f->path()));
+  if (!doomed.empty()) RS_RETURN_IF_ERROR(fs_.SyncDir(dir_));
+  return Status::OK();
+}
+
+Status MappedFileQueue::RemoveAll() {
+  std::vector<std::shared_ptr<MappedFile>> doomed;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    doomed = std::move(files_);
+    files_.clear();
+    if (prepared_) doomed.push_back(std::move(prepared_));
+    prepared_.reset();
+  }
+  for (const auto& f : doomed) RS_RETURN_IF_ERROR(fs_.RemoveFile(f->path()));
+  return fs_.SyncDir(dir_);
+}
+
+}  // namespace rocketstore

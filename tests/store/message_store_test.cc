@@ -1,0 +1,185 @@
+#include "store/message_store.h"
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <thread>
+
+#include "io/fault_injection_file_system.h"
+#include "io/posix_file_system.h"
+#include "testing/status_matchers.h"
+#include "testing/store_messages.h"
+#include "testing/temp_dir.h"
+
+namespace rocketstore {
+namespace {
+
+using ::rocketstore::testing::MakeTestMessage;
+using ::rocketstore::testing::StatusIs;
+
+StoreOptions SmallStore(FlushDiskType type) {
+  StoreOptions o;
+  o.root_dir = "/store";
+  o.commit_log_segment_size = 64 * 1024;
+  o.reserve_chunk_bytes = 4096;
+  o.prefault_window_bytes = 4096;
+  o.flush_disk_type = type;
+  o.start_background_services = false;
+  return o;
+}
+
+TEST(MessageStoreTest, FailedSyncFlushIsStickyAndNeverAcknowledged) {
+  FakeClock clock;
+  FaultInjectionFileSystem fs(clock);
+  ASSERT_OK_AND_ASSIGN(auto store,
+                       MessageStore::Open(SmallStore(FlushDiskType::kSyncFlush), fs, clock));
+  ASSERT_TRUE(store->PutMessage(MakeTestMessage(0).View()).ok());
+  fs.FailOpsOfKind(OpKind::kSync, EIO);
+  fs.FailOpsOfKind(OpKind::kMapSync, EIO);
+  PutMessageResult r = store->PutMessage(MakeTestMessage(1).View());
+  EXPECT_EQ(r.status, PutMessageStatus::kUnknownError);
+  EXPECT_NE(r.error.find("Input/output error"), std::string::npos) << r.error;
+  EXPECT_FALSE(store->health().Writable());
+  // The disk "recovers": the store must still refuse, since the kernel may have dropped
+  // the pages it failed to write.
+  fs.ClearFailures();
+  for (int i = 2; i < 5; ++i) {
+    PutMessageResult again = store->PutMessage(MakeTestMessage(i).View());
+    EXPECT_EQ(again.status, PutMessageStatus::kServiceNotAvailable);
+    EXPECT_NE(again.error.find("sync flush failed"), std::string::npos) << again.error;
+  }
+  // A store that failed a flush does not claim a clean shutdown.
+  EXPECT_FALSE(store->Close().ok() && !fs.Exists("/store/abort"));
+  EXPECT_TRUE(fs.Exists("/store/abort"));
+}
+
+TEST(MessageStoreTest, FailedAsyncFlushStopsAcknowledgingWrites) {
+  FakeClock clock;
+  FaultInjectionFileSystem fs(clock);
+  ASSERT_OK_AND_ASSIGN(auto store,
+                       MessageStore::Open(SmallStore(FlushDiskType::kAsyncFlush), fs, clock));
+  ASSERT_TRUE(store->PutMessage(MakeTestMessage(0).View()).ok());
+  fs.FailOpsOfKind(OpKind::kMapSync, EIO);
+  clock.AdvanceMillis(10001);  // thorough flush: flushes even a few bytes
+  EXPECT_THAT(store->RunFlushStep(), StatusIs(StatusCode::kIOError));
+  fs.ClearFailures();
+  EXPECT_THAT(store->RunFlushStep(), StatusIs(StatusCode::kIOError));  // sticky
+  EXPECT_EQ(store->PutMessage(MakeTestMessage(1).View()).status,
+            PutMessageStatus::kServiceNotAvailable);
+}
+
+TEST(MessageStoreTest, SyncFlushGroupCommitSharesFlushesAcrossProducers) {
+  FakeClock clock;
+  FaultInjectionFileSystem fs(clock);
+  ASSERT_OK_AND_ASSIGN(auto store,
+                       MessageStore::Open(SmallStore(FlushDiskType::kSyncFlush), fs, clock));
+  constexpr int kThreads = 8, kPer = 200;
+  std::vector<std::thread> threads;
+  std::atomic<int> ok{0};
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kPer; ++i) {
+        if (store->PutMessage(MakeTestMessage(t * kPer + i).View()).ok()) ok++;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(ok.load(), kThreads * kPer);
+  EXPECT_EQ(store->sync_wait_count(), kThreads * kPer);
+  EXPECT_LE(store->sync_flush_count(), store->sync_wait_count());
+  // Everything acknowledged is durable: a power loss now keeps all of it.
+  const PhysicalOffset end = store->commit_log().MaxOffset();
+  store.reset();
+  ASSERT_OK(fs.CrashNow(CrashMode::kPowerLoss));
+  ASSERT_OK(fs.Reboot());
+  ASSERT_OK_AND_ASSIGN(auto again,
+                       MessageStore::Open(SmallStore(FlushDiskType::kSyncFlush), fs, clock));
+  EXPECT_EQ(again->commit_log().MaxOffset(), end);
+  EXPECT_EQ(again->recovery_report().records, kThreads * kPer);
+}
+
+TEST(MessageStoreTest, SlowFlushAnswersFlushDiskTimeoutNeverOk) {
+  FakeClock clock;
+  FaultInjectionFileSystem fs(clock);
+  StoreOptions o = SmallStore(FlushDiskType::kSyncFlush);
+  o.sync_flush_timeout_ms = 0;  // every flush is "late"
+  ASSERT_OK_AND_ASSIGN(auto store, MessageStore::Open(o, fs, clock));
+  PutMessageResult r = store->PutMessage(MakeTestMessage(0).View());
+  EXPECT_EQ(r.status, PutMessageStatus::kFlushDiskTimeout);
+  EXPECT_TRUE(IsStored(r.status));
+  EXPECT_TRUE(store->health().Writable());  // late is not broken
+}
+
+TEST(MessageStoreTest, WaitFalseUnderSyncFlushReturnsWithoutFlushing) {
+  FakeClock clock;
+  FaultInjectionFileSystem fs(clock);
+  ASSERT_OK_AND_ASSIGN(auto store,
+                       MessageStore::Open(SmallStore(FlushDiskType::kSyncFlush), fs, clock));
+  ASSERT_TRUE(store->PutMessage(MakeTestMessage(0).View()).ok());  // creates the segment
+  const uint64_t ops = fs.op_count();
+  EXPECT_TRUE(store->PutMessage(MakeTestMessage(1).View(), /*wait_for_flush=*/false).ok());
+  EXPECT_EQ(fs.op_count(), ops);  // no sync on the put path
+  EXPECT_OK(store->RunFlushStep());
+  EXPECT_GT(fs.op_count(), ops);
+}
+
+TEST(MessageStoreTest, SecondStoreOnTheSameDirectoryFails) {
+  FakeClock clock;
+  FaultInjectionFileSystem fs(clock);
+  ASSERT_OK_AND_ASSIGN(auto store,
+                       MessageStore::Open(SmallStore(FlushDiskType::kAsyncFlush), fs, clock));
+  auto second = MessageStore::Open(SmallStore(FlushDiskType::kAsyncFlush), fs, clock);
+  EXPECT_THAT(second, StatusIs(StatusCode::kAlreadyExists));
+}
+
+// Two processes on one real store directory: the second fails with a clear message.
+TEST(MessageStoreTest, SecondProcessOnTheSameDirectoryFails) {
+  testing::TempDir dir;
+  StoreOptions o;
+  o.root_dir = dir.path() + "/store";
+  o.commit_log_segment_size = 64 * 1024;
+  o.start_background_services = false;
+  ASSERT_OK_AND_ASSIGN(auto store,
+                       MessageStore::Open(o, PosixFileSystem::Default(), Clock::Real()));
+  int pipefd[2];
+  ASSERT_EQ(pipe(pipefd), 0);
+  pid_t pid = fork();
+  if (pid == 0) {
+    auto second = MessageStore::Open(o, PosixFileSystem::Default(), Clock::Real());
+    std::string msg = second.ok() ? "opened" : second.status().ToString();
+    (void)!write(pipefd[1], msg.data(), msg.size());
+    _exit(second.ok() ? 1 : 0);
+  }
+  close(pipefd[1]);
+  char buf[1024];
+  ssize_t n = read(pipefd[0], buf, sizeof(buf));
+  int status = 0;
+  waitpid(pid, &status, 0);
+  std::string msg(buf, n > 0 ? static_cast<size_t>(n) : 0);
+  EXPECT_EQ(WEXITSTATUS(status), 0) << msg;
+  EXPECT_NE(msg.find("in use by another"), std::string::npos) << msg;
+  EXPECT_OK(store->Close());
+}
+
+TEST(MessageStoreTest, BackgroundServicesFlushAndCloseCleanly) {
+  testing::TempDir dir;
+  StoreOptions o;
+  o.root_dir = dir.path();
+  o.commit_log_segment_size = 1 << 20;
+  o.async_flush.interval_ms = 5;
+  ASSERT_OK_AND_ASSIGN(auto store,
+                       MessageStore::Open(o, PosixFileSystem::Default(), Clock::Real()));
+  for (int i = 0; i < 5000; ++i) ASSERT_TRUE(store->PutMessage(MakeTestMessage(i).View()).ok());
+  EXPECT_OK(store->Close());
+  EXPECT_FALSE(PosixFileSystem::Default().Exists(dir.path() + "/abort"));
+  ASSERT_OK_AND_ASSIGN(auto again,
+                       MessageStore::Open(o, PosixFileSystem::Default(), Clock::Real()));
+  EXPECT_FALSE(again->recovered_abnormally());
+  EXPECT_EQ(again->PutMessage(MakeTestMessage(5000).View()).first.queue_offset.value(), 1250);
+  EXPECT_OK(again->Close());
+}
+
+}  // namespace
+}  // namespace rocketstore

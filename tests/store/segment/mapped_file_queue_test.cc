@@ -1,0 +1,132 @@
+#include "store/segment/mapped_file_queue.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "io/fault_injection_file_system.h"
+#include "store/segment/file_names.h"
+#include "testing/status_matchers.h"
+
+namespace rocketstore {
+namespace {
+
+using ::rocketstore::testing::StatusIs;
+
+class MappedFileQueueTest : public ::testing::Test {
+ protected:
+  MappedFileQueue::Options Opts(int64_t size = 4096) {
+    MappedFileQueue::Options o;
+    o.file_size = size;
+    o.file.reserve_chunk_bytes = 1024;
+    o.prefault_window_bytes = 1024;
+    return o;
+  }
+  void Append(MappedFileQueue& q, const std::string& bytes) {
+    auto f = q.GetWritableFile(PhysicalOffset(0));
+    ASSERT_OK(f.status());
+    auto& file = *f;
+    const int64_t pos = file->wrote_position();
+    ASSERT_OK(file->Reserve(pos + static_cast<int64_t>(bytes.size())));
+    std::memcpy(file->data() + pos, bytes.data(), bytes.size());
+    file->Advance(pos + static_cast<int64_t>(bytes.size()), 1);
+  }
+  FaultInjectionFileSystem fs_;
+};
+
+TEST_F(MappedFileQueueTest, WrongSizeFileIsAClearLoadError) {
+  ASSERT_OK(fs_.CreateDirs("/s"));
+  OpenOptions oo;
+  oo.create = oo.writable = true;
+  ASSERT_OK_AND_ASSIGN(auto f, fs_.OpenFile("/s/00000000000000000000", oo));
+  ASSERT_OK(f->Truncate(1000));
+  f.reset();
+  MappedFileQueue q(fs_, "/s", Opts());
+  Status s = q.Load();
+  EXPECT_THAT(s, StatusIs(StatusCode::kCorruption));
+  EXPECT_NE(s.message().find("1000 bytes"), std::string::npos) << s;
+}
+
+TEST_F(MappedFileQueueTest, GapBetweenSegmentsIsALoadError) {
+  ASSERT_OK(fs_.CreateDirs("/s"));
+  OpenOptions oo;
+  oo.create = oo.writable = true;
+  for (const char* name : {"00000000000000000000", "00000000000000008192"}) {
+    ASSERT_OK_AND_ASSIGN(auto f, fs_.OpenFile(std::string("/s/") + name, oo));
+    ASSERT_OK(f->Truncate(4096));
+  }
+  MappedFileQueue q(fs_, "/s", Opts());
+  EXPECT_THAT(q.Load(), StatusIs(StatusCode::kCorruption));
+}
+
+TEST_F(MappedFileQueueTest, IgnoresNonSegmentNames) {
+  ASSERT_OK(fs_.CreateDirs("/s"));
+  OpenOptions oo;
+  oo.create = oo.writable = true;
+  ASSERT_OK_AND_ASSIGN(auto f, fs_.OpenFile("/s/notes.txt", oo));
+  MappedFileQueue q(fs_, "/s", Opts());
+  ASSERT_OK(q.Load());
+  EXPECT_TRUE(q.empty());
+}
+
+TEST_F(MappedFileQueueTest, RollsFindsAndTruncates) {
+  MappedFileQueue q(fs_, "/s", Opts());
+  ASSERT_OK(q.Load());
+  Append(q, std::string(4096, 'a'));  // fills file 0
+  Append(q, std::string(100, 'b'));   // file 4096
+  ASSERT_EQ(q.file_count(), 2u);
+  EXPECT_EQ(q.MaxOffset().value(), 4196);
+  EXPECT_EQ(q.FindFile(PhysicalOffset(4095))->start_offset().value(), 0);
+  EXPECT_EQ(q.FindFile(PhysicalOffset(4096))->start_offset().value(), 4096);
+  EXPECT_EQ(q.FindFile(PhysicalOffset(8192)), nullptr);
+  EXPECT_TRUE(fs_.Exists("/s/00000000000000004096"));
+
+  ASSERT_OK(q.TruncateTo(PhysicalOffset(3000)));
+  EXPECT_EQ(q.file_count(), 1u);
+  EXPECT_EQ(q.MaxOffset().value(), 3000);
+  EXPECT_FALSE(fs_.Exists("/s/00000000000000004096"));
+}
+
+TEST_F(MappedFileQueueTest, FlushAdvancesAndPowerLossKeepsFlushedBytes) {
+  {
+    MappedFileQueue q(fs_, "/s", Opts());
+    ASSERT_OK(q.Load());
+    Append(q, "hello");
+    EXPECT_TRUE(q.HasDirtyPages(0));
+    EXPECT_FALSE(q.HasDirtyPages(1));
+    ASSERT_OK_AND_ASSIGN(PhysicalOffset flushed, q.Flush(FlushMethod::kMsync));
+    EXPECT_EQ(flushed.value(), 5);
+    Append(q, "world");  // never flushed
+  }
+  ASSERT_OK(fs_.CrashNow(CrashMode::kPowerLoss));
+  ASSERT_OK(fs_.Reboot());
+  ASSERT_OK_AND_ASSIGN(std::string content, fs_.ReadWholeFile("/s/00000000000000000000"));
+  EXPECT_EQ(content.substr(0, 10), std::string("hello") + std::string(5, '\0'));
+}
+
+TEST_F(MappedFileQueueTest, FullDiskAtReservationIsAnError) {
+  MappedFileQueue q(fs_, "/s", Opts(16384));
+  ASSERT_OK(q.Load());
+  fs_.SetCapacityBytes(8192);  // the sparse segment fits; two blocks may be allocated
+  auto f = q.GetWritableFile(PhysicalOffset(0));
+  ASSERT_OK(f.status());
+  EXPECT_OK((*f)->Reserve(100));
+  EXPECT_THAT((*f)->Reserve(12000), StatusIs(StatusCode::kNoSpace));
+  EXPECT_OK((*f)->Reserve(8000));  // what fits still works
+}
+
+TEST_F(MappedFileQueueTest, PrepareNextCreatesTheFollowingSegmentAhead) {
+  MappedFileQueue q(fs_, "/s", Opts());
+  ASSERT_OK(q.Load());
+  Append(q, std::string(3000, 'x'));
+  ASSERT_OK(q.PrepareNext());
+  EXPECT_TRUE(fs_.Exists("/s/00000000000000004096"));
+  EXPECT_EQ(q.file_count(), 1u);  // prepared, not yet part of the queue
+  Append(q, std::string(1096, 'y'));
+  Append(q, "z");
+  EXPECT_EQ(q.file_count(), 2u);
+  EXPECT_EQ(q.LastFile()->start_offset().value(), 4096);
+}
+
+}  // namespace
+}  // namespace rocketstore
