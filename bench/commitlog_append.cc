@@ -7,8 +7,13 @@
 // 64 producer threads and prints msgs/s, MiB/s, put latency percentiles and the ratio to
 // the raw bound.
 //
-//   commitlog_append [--seconds S] [--sizes 128,1024,4096] [--threads 1,4,64]
-//                    [--segment-mib 1024]
+// SYNC_FLUSH (--mode sync): 1 KiB messages from 1, 8, 64 and 256 producers through the
+// MessageStore with group commit; put->durable latency, messages per fsync, and the raw
+// bound measured in the same run: a 4 KiB pwrite+fdatasync loop at queue depth 1.
+//
+//   commitlog_append [--mode async|sync|both] [--seconds S] [--sizes 128,1024,4096]
+//                    [--threads 1,4,64] [--sync-threads 1,8,64,256]
+//                    [--sync-method fdatasync|msync] [--segment-mib 1024]
 // Scratch files go to $ROCKETSTORE_BENCH_DIR (default ./build/bench-data).
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -26,6 +31,7 @@
 #include "io/posix_file_system.h"
 #include "store/commitlog/commit_log.h"
 #include "store/flush/async_flusher.h"
+#include "store/message_store.h"
 
 namespace rocketstore::bench {
 namespace {
@@ -35,6 +41,9 @@ struct Config {
   std::vector<int> sizes = {128, 1024, 4096};
   std::vector<int> threads = {1, 4, 64};
   int64_t segment_size = int64_t{1} << 30;
+  std::string mode = "both";
+  std::vector<int> sync_threads = {1, 8, 64, 256};
+  FlushMethod sync_method = FlushMethod::kFdatasync;
   bool flush = true;    // --no-flush: diagnostics only (no background flusher)
   bool prepare = true;  // --no-prepare: diagnostics only (no segment preparer)
 };
@@ -191,6 +200,123 @@ RunResult RunStore(const Config& cfg, int body_size, int threads) {
   return result;
 }
 
+
+// The raw bound for SYNC_FLUSH: 4 KiB pwrite + fdatasync, one at a time.
+double RawFsyncPerSec(const Config& cfg) {
+  ScratchDir dir("rawsync");
+  const std::string path = dir.path() + "/raw";
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0) {
+    std::perror("open");
+    std::exit(1);
+  }
+  std::vector<uint8_t> page(4096, 0x5A);
+  const int64_t start = NowNanos();
+  const int64_t deadline = start + static_cast<int64_t>(cfg.seconds * 1e9);
+  int64_t n = 0;
+  while (NowNanos() < deadline) {
+    if (::pwrite(fd, page.data(), page.size(), static_cast<off_t>(n * 4096)) != 4096 ||
+        ::fdatasync(fd) != 0) {
+      std::perror("pwrite/fdatasync");
+      std::exit(1);
+    }
+    ++n;
+  }
+  const double secs = static_cast<double>(NowNanos() - start) / 1e9;
+  ::close(fd);
+  return static_cast<double>(n) / secs;
+}
+
+struct SyncResult {
+  double msgs_per_sec = 0;
+  double msgs_per_fsync = 0;
+  int64_t avg_flush_nanos = 0;
+  Latencies latencies;
+};
+
+SyncResult RunSyncStore(const Config& cfg, int threads) {
+  ScratchDir dir("syncstore");
+  StoreOptions o;
+  o.root_dir = dir.path();
+  o.commit_log_segment_size = cfg.segment_size;
+  o.flush_disk_type = FlushDiskType::kSyncFlush;
+  o.sync_flush_method = cfg.sync_method;
+  auto store_or = MessageStore::Open(o, PosixFileSystem::Default(), Clock::Real());
+  if (!store_or.ok()) {
+    std::fprintf(stderr, "open: %s\n", store_or.status().ToString().c_str());
+    std::exit(1);
+  }
+  MessageStore& store = **store_or;
+  SyncResult r;
+  const std::string body(1024, 'x');
+  std::atomic<bool> go{false};
+  std::atomic<int64_t> total{0};
+  std::vector<Latencies> lat(static_cast<size_t>(threads));
+  std::vector<std::thread> workers;
+  int64_t deadline = 0;
+  for (int t = 0; t < threads; ++t) {
+    workers.emplace_back([&, t] {
+      format::MessageToStore m = MakeMessage(body, t % 8);
+      while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
+      int64_t n = 0;
+      while (true) {
+        const int64_t t0 = NowNanos();
+        PutMessageResult r = store.PutMessage(m);
+        const int64_t t1 = NowNanos();
+        if (!r.ok()) {
+          std::fprintf(stderr, "put: %s %s\n", std::string(PutMessageStatusName(r.status)).c_str(),
+                       r.error.c_str());
+          std::exit(1);
+        }
+        lat[static_cast<size_t>(t)].Add(t1 - t0);
+        ++n;
+        if (t1 > deadline) break;
+      }
+      total.fetch_add(n);
+    });
+  }
+  const int64_t flushes0 = store.sync_flush_count();
+  const int64_t flush_ns0 = store.sync_flush_nanos();
+  const int64_t start = NowNanos();
+  deadline = start + static_cast<int64_t>(cfg.seconds * 1e9);
+  go.store(true, std::memory_order_release);
+  for (auto& w : workers) w.join();
+  const double secs = static_cast<double>(NowNanos() - start) / 1e9;
+  const int64_t flushes = store.sync_flush_count() - flushes0;
+  r.avg_flush_nanos = flushes > 0 ? (store.sync_flush_nanos() - flush_ns0) / flushes : 0;
+  (void)store.Close();
+  r.msgs_per_sec = static_cast<double>(total.load()) / secs;
+  r.msgs_per_fsync = flushes > 0 ? static_cast<double>(total.load()) / static_cast<double>(flushes) : 0;
+  for (auto& l : lat) r.latencies.Merge(l);
+  return r;
+}
+
+void RunSyncMode(const Config& cfg) {
+  std::printf("\nSYNC_FLUSH (group commit, %s), 1 KiB bodies, %.1f s per case\n",
+              cfg.sync_method == FlushMethod::kFdatasync ? "fdatasync" : "msync", cfg.seconds);
+  Progress p("raw fdatasync bound");
+  p.Update(0);
+  const double raw = RawFsyncPerSec(cfg);
+  p.Done();
+  std::printf("%-9s %12s %10s %10s %10s %10s %10s %9s\n", "producers", "msgs/s", "p50", "p99",
+              "p99.9", "msgs/fsync", "fsync", "vs raw");
+  std::printf("%-9s %12s %10s %10s %10s %10s %10s %9s\n", "raw qd1", HumanRate(raw).c_str(),
+              HumanNanos(static_cast<int64_t>(1e9 / raw)).c_str(), "-", "-", "1",
+              HumanNanos(static_cast<int64_t>(1e9 / raw)).c_str(), "1.00");
+  for (int t : cfg.sync_threads) {
+    Progress pr("sync store x " + std::to_string(t) + " producers");
+    pr.Update(0);
+    SyncResult r = RunSyncStore(cfg, t);
+    pr.Done();
+    std::printf("%-9d %12s %10s %10s %10s %10.1f %10s %9.2f\n", t,
+                HumanRate(r.msgs_per_sec).c_str(), HumanNanos(r.latencies.Percentile(50)).c_str(),
+                HumanNanos(r.latencies.Percentile(99)).c_str(),
+                HumanNanos(r.latencies.Percentile(99.9)).c_str(), r.msgs_per_fsync,
+                HumanNanos(r.avg_flush_nanos).c_str(), r.msgs_per_sec / raw);
+    std::fflush(stdout);
+  }
+}
+
 }  // namespace
 }  // namespace rocketstore::bench
 
@@ -218,12 +344,24 @@ int main(int argc, char** argv) {
       cfg.flush = false;
     else if (a == "--no-prepare")
       cfg.prepare = false;
+    else if (a == "--mode")
+      cfg.mode = next();
+    else if (a == "--sync-threads")
+      cfg.sync_threads = ParseList(next());
+    else if (a == "--sync-method")
+      cfg.sync_method = std::string(next()) == "msync" ? rocketstore::FlushMethod::kMsync
+                                                       : rocketstore::FlushMethod::kFdatasync;
     else {
       std::fprintf(stderr,
-                   "usage: commitlog_append [--seconds S] [--sizes 128,1024,4096] "
-                   "[--threads 1,4,64] [--segment-mib 1024]\n");
+                   "usage: commitlog_append [--mode async|sync|both] [--seconds S] "
+                   "[--sizes 128,1024,4096] [--threads 1,4,64] [--sync-threads 1,8,64,256] "
+                   "[--sync-method fdatasync|msync] [--segment-mib 1024]\n");
       return a == "--help" ? 0 : 2;
     }
+  }
+  if (cfg.mode == "sync") {
+    RunSyncMode(cfg);
+    return 0;
   }
   std::printf("commitlog_append: ASYNC_FLUSH, %s segments, %.1f s per case, %u cores\n",
               HumanBytes(static_cast<double>(cfg.segment_size)).c_str(), cfg.seconds,
@@ -252,5 +390,6 @@ int main(int argc, char** argv) {
       std::fflush(stdout);
     }
   }
+  if (cfg.mode == "both") RunSyncMode(cfg);
   return 0;
 }

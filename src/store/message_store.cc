@@ -13,6 +13,9 @@ CommitLogOptions ToCommitLogOptions(const StoreOptions& o) {
   c.max_message_body_bytes = o.max_message_body_bytes;
   c.reserve_chunk_bytes = o.reserve_chunk_bytes;
   c.prefault_window_bytes = o.prefault_window_bytes;
+  if (c.prefault_window_bytes < 0) {
+    c.prefault_window_bytes = o.flush_disk_type == FlushDiskType::kSyncFlush ? 0 : 32 << 20;
+  }
   return c;
 }
 

@@ -76,6 +76,7 @@ class MessageStore {
   // Group-commit counters (SYNC_FLUSH): flushes done and waits served.
   int64_t sync_flush_count() const { return group_commit_ ? group_commit_->flush_count() : 0; }
   int64_t sync_wait_count() const { return group_commit_ ? group_commit_->wait_count() : 0; }
+  int64_t sync_flush_nanos() const { return group_commit_ ? group_commit_->flush_nanos() : 0; }
 
  private:
   MessageStore(const StoreOptions& options, FileSystem& fs, Clock& clock);

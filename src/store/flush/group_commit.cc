@@ -7,10 +7,13 @@ namespace rocketstore {
 void GroupCommit::LeadFlushLocked(std::unique_lock<std::mutex>& l) {
   flushing_ = true;
   l.unlock();
+  const auto t0 = std::chrono::steady_clock::now();
   Result<PhysicalOffset> flushed = segments_.Flush(options_.method);
+  const auto took = std::chrono::steady_clock::now() - t0;
   l.lock();
   flushing_ = false;
   ++flushes_;
+  flush_nanos_ += std::chrono::duration_cast<std::chrono::nanoseconds>(took).count();
   if (!flushed.ok()) {
     if (error_.ok()) {
       error_ = flushed.status().WithContext(
@@ -68,6 +71,11 @@ PhysicalOffset GroupCommit::durable_offset() const {
 int64_t GroupCommit::flush_count() const {
   std::lock_guard<std::mutex> l(mu_);
   return flushes_;
+}
+
+int64_t GroupCommit::flush_nanos() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return flush_nanos_;
 }
 
 int64_t GroupCommit::wait_count() const {

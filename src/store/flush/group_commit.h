@@ -57,6 +57,7 @@ class GroupCommit {
   // Counters for benchmarks: flushes performed and waits served.
   int64_t flush_count() const;
   int64_t wait_count() const;
+  int64_t flush_nanos() const;  // total time spent flushing
 
  private:
   // REQUIRES: l holds mu_ and no flush is in progress. Flushes with the lock released.
@@ -72,7 +73,8 @@ class GroupCommit {
   PhysicalOffset durable_;  // GUARDED_BY(mu_)
   Status error_;            // GUARDED_BY(mu_), sticky
   int64_t flushes_ = 0;     // GUARDED_BY(mu_)
-  int64_t waits_ = 0;       // GUARDED_BY(mu_)
+  int64_t waits_ = 0;        // GUARDED_BY(mu_)
+  int64_t flush_nanos_ = 0;  // GUARDED_BY(mu_)
 };
 
 }  // namespace rocketstore

@@ -1,0 +1,37 @@
+// File: protocol/internal/header_codec.h
+//
+// The two header codecs behind protocol/frame_codec.h (whose comment specifies both
+// formats). Internal to protocol/; tests and fuzzers may use them directly.
+//
+// Decoders fill the header fields of `*command` (code, language, version, opaque, flag,
+// remark, ext_fields) and leave the rest alone. Encoders append to `*out`.
+//
+// Thread-safety: pure functions.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+#include "protocol/frame_codec.h"
+#include "protocol/remoting_command.h"
+
+namespace rocketstore::protocol::internal {
+
+Status DecodeJsonHeader(std::span<const uint8_t> header, const Limits& limits,
+                        RemotingCommand* command);
+Status DecodeBinaryHeader(std::span<const uint8_t> header, const Limits& limits,
+                          RemotingCommand* command);
+
+void EncodeJsonHeader(const RemotingCommand& command, std::vector<uint8_t>* out);
+Status EncodeBinaryHeader(const RemotingCommand& command, std::vector<uint8_t>* out);
+
+// Appends `text` as a JSON string literal (with quotes): escapes '"', '\\' and control
+// characters, copies valid UTF-8, and writes \ufffd for each byte that does not start a
+// valid UTF-8 sequence (so the output is always valid JSON in valid UTF-8).
+void AppendJsonString(std::string_view text, std::vector<uint8_t>* out);
+
+}  // namespace rocketstore::protocol::internal

@@ -1,0 +1,255 @@
+#include "protocol/remoting_command.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace rocketstore::protocol {
+
+namespace {
+
+std::string QuoteForMessage(std::string_view value) {
+  constexpr size_t kMaxShown = 64;
+  std::string out = "\"";
+  out.append(value.substr(0, kMaxShown));
+  if (value.size() > kMaxShown) out.append("...");
+  out.push_back('"');
+  return out;
+}
+
+Status MissingField(std::string_view name) {
+  return InvalidArgument("the custom field <" + std::string(name) + "> is null");
+}
+
+Status NotAnInt(std::string_view name, std::string_view value, std::string_view type) {
+  return InvalidArgument("the custom field <" + std::string(name) + "> is not a valid " +
+                         std::string(type) + ": " + QuoteForMessage(value));
+}
+
+Result<int32_t> ToInt32(std::string_view name, std::string_view text) {
+  const std::optional<int64_t> v = ParseJavaLong(text);
+  if (!v || *v < std::numeric_limits<int32_t>::min() ||
+      *v > std::numeric_limits<int32_t>::max()) {
+    return NotAnInt(name, text, "int");
+  }
+  return static_cast<int32_t>(*v);
+}
+
+Result<int64_t> ToInt64(std::string_view name, std::string_view text) {
+  const std::optional<int64_t> v = ParseJavaLong(text);
+  if (!v) return NotAnInt(name, text, "long");
+  return *v;
+}
+
+bool EqualsIgnoreAsciiCase(std::string_view a, std::string_view b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
+    auto lower = [](char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c; };
+    return lower(x) == lower(y);
+  });
+}
+
+}  // namespace
+
+// ---- ExtFields ------------------------------------------------------------------------------
+
+const std::string* ExtFields::Find(std::string_view name) const {
+  for (const Entry& e : entries_) {
+    if (e.first == name) return &e.second;
+  }
+  return nullptr;
+}
+
+void ExtFields::Set(std::string name, std::string value) {
+  for (Entry& e : entries_) {
+    if (e.first == name) {
+      e.second = std::move(value);
+      return;
+    }
+  }
+  entries_.emplace_back(std::move(name), std::move(value));
+}
+
+bool ExtFields::Erase(std::string_view name) {
+  auto it = std::find_if(entries_.begin(), entries_.end(),
+                         [&](const Entry& e) { return e.first == name; });
+  if (it == entries_.end()) return false;
+  entries_.erase(it);
+  return true;
+}
+
+// ---- CommandBody ----------------------------------------------------------------------------
+
+void CommandBody::Assign(std::vector<uint8_t> bytes) {
+  Clear();
+  owned_ = std::move(bytes);
+}
+
+void CommandBody::Assign(std::string_view bytes) {
+  Clear();
+  owned_.assign(bytes.begin(), bytes.end());
+}
+
+void CommandBody::AppendExternal(std::span<const uint8_t> part,
+                                 std::shared_ptr<const void> owner) {
+  if (owner) owners_.push_back(std::move(owner));
+  if (part.empty()) return;
+  external_.push_back(part);
+  external_size_ += part.size();
+}
+
+void CommandBody::Clear() {
+  owned_.clear();
+  external_.clear();
+  owners_.clear();
+  external_size_ = 0;
+}
+
+std::vector<std::span<const uint8_t>> CommandBody::Parts() const {
+  std::vector<std::span<const uint8_t>> parts;
+  parts.reserve(external_.size() + 1);
+  if (!owned_.empty()) parts.emplace_back(owned_);
+  parts.insert(parts.end(), external_.begin(), external_.end());
+  return parts;
+}
+
+std::vector<uint8_t> CommandBody::Flatten() const {
+  std::vector<uint8_t> out;
+  out.reserve(size());
+  out.insert(out.end(), owned_.begin(), owned_.end());
+  for (const auto& part : external_) out.insert(out.end(), part.begin(), part.end());
+  return out;
+}
+
+// ---- RemotingCommand ------------------------------------------------------------------------
+
+std::optional<std::string_view> RemotingCommand::FindField(std::string_view name) const {
+  const std::string* v = ext_fields.Find(name);
+  if (v == nullptr) return std::nullopt;
+  return std::string_view(*v);
+}
+
+Result<std::string_view> RemotingCommand::GetString(std::string_view name) const {
+  const std::optional<std::string_view> v = FindField(name);
+  if (!v) return MissingField(name);
+  return *v;
+}
+
+Result<int64_t> RemotingCommand::GetInt(std::string_view name) const {
+  const std::optional<std::string_view> v = FindField(name);
+  if (!v) return MissingField(name);
+  return ToInt64(name, *v);
+}
+
+Result<int32_t> RemotingCommand::GetInt32(std::string_view name) const {
+  const std::optional<std::string_view> v = FindField(name);
+  if (!v) return MissingField(name);
+  return ToInt32(name, *v);
+}
+
+Result<bool> RemotingCommand::GetBool(std::string_view name) const {
+  const std::optional<std::string_view> v = FindField(name);
+  if (!v) return MissingField(name);
+  return EqualsIgnoreAsciiCase(*v, "true");
+}
+
+Result<int64_t> RemotingCommand::GetIntOr(std::string_view name, int64_t fallback) const {
+  const std::optional<std::string_view> v = FindField(name);
+  if (!v) return fallback;
+  return ToInt64(name, *v);
+}
+
+Result<int32_t> RemotingCommand::GetInt32Or(std::string_view name, int32_t fallback) const {
+  const std::optional<std::string_view> v = FindField(name);
+  if (!v) return fallback;
+  return ToInt32(name, *v);
+}
+
+bool RemotingCommand::GetBoolOr(std::string_view name, bool fallback) const {
+  const std::optional<std::string_view> v = FindField(name);
+  if (!v) return fallback;
+  return EqualsIgnoreAsciiCase(*v, "true");
+}
+
+Status RemotingCommand::RequireFields(std::initializer_list<std::string_view> names) const {
+  for (std::string_view name : names) {
+    if (!ext_fields.Contains(name)) return MissingField(name);
+  }
+  return Status::OK();
+}
+
+void RemotingCommand::SetIntField(std::string name, int64_t value) {
+  ext_fields.Set(std::move(name), std::to_string(value));
+}
+
+void RemotingCommand::SetBoolField(std::string name, bool value) {
+  ext_fields.Set(std::move(name), value ? "true" : "false");
+}
+
+std::string RemotingCommand::DebugString() const {
+  std::string out = IsResponse() ? "response " : "request ";
+  const std::string_view name = IsResponse() ? ResponseCodeName(code) : RequestCodeName(code);
+  if (!name.empty()) out.append(name);
+  out.append("(" + std::to_string(code) + ") opaque=" + std::to_string(opaque) +
+             " flag=" + std::to_string(flag) + " ext=" + std::to_string(ext_fields.size()) +
+             " body=" + std::to_string(body.size()));
+  if (remark) out.append(" remark=" + QuoteForMessage(*remark));
+  return out;
+}
+
+// ---- Free functions -------------------------------------------------------------------------
+
+std::optional<int64_t> ParseJavaLong(std::string_view text) {
+  size_t i = 0;
+  bool negative = false;
+  if (!text.empty() && (text[0] == '-' || text[0] == '+')) {
+    negative = text[0] == '-';
+    i = 1;
+  }
+  if (i == text.size()) return std::nullopt;
+  // Accumulate as a negative number so INT64_MIN parses (as Java's parseLong does).
+  int64_t value = 0;
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+  for (; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c < '0' || c > '9') return std::nullopt;
+    const int digit = c - '0';
+    if (value < kMin / 10) return std::nullopt;
+    value *= 10;
+    if (value < kMin + digit) return std::nullopt;
+    value -= digit;
+  }
+  if (negative) return value;
+  if (value == kMin) return std::nullopt;
+  return -value;
+}
+
+RemotingCommand MakeRequest(int32_t code) {
+  RemotingCommand cmd;
+  cmd.code = code;
+  cmd.language = kLocalLanguage;
+  cmd.version = kLocalVersion;
+  return cmd;
+}
+
+RemotingCommand MakeResponse(const RemotingCommand& request, int32_t code,
+                             std::optional<std::string> remark) {
+  RemotingCommand cmd;
+  cmd.code = code;
+  cmd.language = kLocalLanguage;
+  cmd.version = kLocalVersion;
+  cmd.opaque = request.opaque;
+  cmd.flag = kFlagResponse;
+  cmd.remark = std::move(remark);
+  cmd.serialize_type = request.serialize_type;
+  return cmd;
+}
+
+RemotingCommand MakeRequestCodeNotSupportedResponse(const RemotingCommand& request) {
+  return MakeResponse(request, ResponseCode::kRequestCodeNotSupported,
+                      " request type " + std::to_string(request.code) + " not supported");
+}
+
+RemotingCommand MakeSystemErrorResponse(const RemotingCommand& request, const Status& error) {
+  return MakeResponse(request, ResponseCode::kSystemError, error.message());
+}
+
+}  // namespace rocketstore::protocol

@@ -1,0 +1,178 @@
+// File: protocol/remoting_command.h
+//
+// RemotingCommand: one request or response of RocketMQ's remoting protocol, as a value
+// (remoting-protocol.md §A.1-§A.3). The frame codec (protocol/frame_codec.h) turns it
+// into bytes and back; nothing here touches sockets.
+//
+// Header model:
+//   code            RequestCode of a request, ResponseCode of a response (any int32).
+//   language        LanguageCode of the sender.
+//   version         sender's MQVersion ordinal (see request_code.h).
+//   opaque          request id picked by the requester; a response echoes it.
+//   flag            bit 0 (kFlagResponse) = response; bit 1 (kFlagOneway) = the receiver
+//                   must not answer. Other bits are kept as received.
+//   remark          optional text (error message of a response). nullopt = absent.
+//   ext_fields      the custom header: name → value, all strings on the wire. Kept in
+//                   insertion order so encoded frames are deterministic; no RocketMQ client
+//                   depends on the order (JSON objects / Java HashMap).
+//   serialize_type  header encoding the command arrived in / is to be written in.
+//
+// Header-field accessors follow Java's decodeCommandCustomHeader (§A.2 step 5): ints are
+// base-10 Java parseLong syntax ("+7", "-1"; no spaces, no fractions), a bool is true iff
+// the text is "true" in any case. A missing field or a malformed number is a Status with
+// code kInvalidArgument and a message naming the field, meant to be sent back verbatim as
+// the remark of a SYSTEM_ERROR response (§A.10 item 4).
+//
+// Body: owned bytes, followed by zero or more externally owned parts. A decoded command
+// owns its whole body. The external parts let the pull path send raw commit-log records
+// without copying them: the bytes must stay valid and unchanged until the encoded frame
+// has been written; attach an owner (any shared_ptr) to tie their lifetime to the command.
+//
+// Thread-safety: a value type; no internal synchronisation.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "base/result.h"
+#include "base/status.h"
+#include "protocol/request_code.h"
+#include "protocol/response_code.h"
+
+namespace rocketstore::protocol {
+
+inline constexpr int32_t kFlagResponse = 1 << 0;
+inline constexpr int32_t kFlagOneway = 1 << 1;
+
+// High byte of the frame's typeAndHeaderLength word (§A.1).
+enum class SerializeType : uint8_t {
+  kJson = 0,      // fastjson-compatible JSON text; what every client we target uses
+  kRocketMq = 1,  // RocketMQSerializable binary header (§A.3)
+};
+
+// The custom header: an insertion-ordered map with unique names. Setting an existing name
+// replaces its value in place (JSON and Java HashMap: the last duplicate wins).
+class ExtFields {
+ public:
+  using Entry = std::pair<std::string, std::string>;
+
+  const std::string* Find(std::string_view name) const;
+  bool Contains(std::string_view name) const { return Find(name) != nullptr; }
+  void Set(std::string name, std::string value);
+  bool Erase(std::string_view name);  // whether it was present
+  void Clear() { entries_.clear(); }
+
+  size_t size() const { return entries_.size(); }
+  bool empty() const { return entries_.empty(); }
+  std::vector<Entry>::const_iterator begin() const { return entries_.begin(); }
+  std::vector<Entry>::const_iterator end() const { return entries_.end(); }
+
+  friend bool operator==(const ExtFields&, const ExtFields&) = default;
+
+ private:
+  std::vector<Entry> entries_;
+};
+
+// The body: `owned()` bytes first, then `external_parts()` in order.
+class CommandBody {
+ public:
+  // Replaces the whole body (owned and external) with owned bytes.
+  void Assign(std::vector<uint8_t> bytes);
+  void Assign(std::string_view bytes);
+  // Appends bytes owned elsewhere. `part` must stay valid and unchanged as long as this
+  // body or an EncodedFrame built from it is in use; `owner`, if given, is kept alive by
+  // the body (and its copies) to make that so.
+  void AppendExternal(std::span<const uint8_t> part, std::shared_ptr<const void> owner = {});
+  void Clear();
+
+  size_t size() const { return owned_.size() + external_size_; }
+  bool empty() const { return size() == 0; }
+  const std::vector<uint8_t>& owned() const { return owned_; }
+  std::vector<uint8_t>& mutable_owned() { return owned_; }
+  std::string_view owned_text() const {
+    return {reinterpret_cast<const char*>(owned_.data()), owned_.size()};
+  }
+  const std::vector<std::span<const uint8_t>>& external_parts() const { return external_; }
+
+  // The non-empty pieces of the body in order: views, no copy (a gather list).
+  std::vector<std::span<const uint8_t>> Parts() const;
+  // A contiguous copy of the whole body.
+  std::vector<uint8_t> Flatten() const;
+
+ private:
+  std::vector<uint8_t> owned_;
+  std::vector<std::span<const uint8_t>> external_;
+  std::vector<std::shared_ptr<const void>> owners_;
+  size_t external_size_ = 0;
+};
+
+struct RemotingCommand {
+  // Defaults are Java's for a header that omits the field.
+  int32_t code = 0;
+  LanguageCode language = LanguageCode::kJava;
+  int32_t version = 0;
+  int32_t opaque = 0;
+  int32_t flag = 0;
+  std::optional<std::string> remark;
+  ExtFields ext_fields;
+  SerializeType serialize_type = SerializeType::kJson;
+  CommandBody body;
+
+  bool IsResponse() const { return (flag & kFlagResponse) != 0; }
+  bool IsOneway() const { return (flag & kFlagOneway) != 0; }
+  void MarkResponse() { flag |= kFlagResponse; }
+  void MarkOneway() { flag |= kFlagOneway; }
+
+  // ---- Reading the custom header. A returned string_view points into this command.
+  std::optional<std::string_view> FindField(std::string_view name) const;
+  Result<std::string_view> GetString(std::string_view name) const;
+  Result<int64_t> GetInt(std::string_view name) const;    // Java long
+  Result<int32_t> GetInt32(std::string_view name) const;  // Java int: range-checked
+  Result<bool> GetBool(std::string_view name) const;
+  // Optional fields: `fallback` when absent; an error only if present and malformed.
+  Result<int64_t> GetIntOr(std::string_view name, int64_t fallback) const;
+  Result<int32_t> GetInt32Or(std::string_view name, int32_t fallback) const;
+  bool GetBoolOr(std::string_view name, bool fallback) const;
+  // OK, or kInvalidArgument "the custom field <name> is null" for the first missing name.
+  Status RequireFields(std::initializer_list<std::string_view> names) const;
+
+  // ---- Writing the custom header (values are text on the wire).
+  void SetField(std::string name, std::string value) {
+    ext_fields.Set(std::move(name), std::move(value));
+  }
+  void SetIntField(std::string name, int64_t value);
+  void SetBoolField(std::string name, bool value);
+
+  // One line for logs: "request PULL_MESSAGE(11) opaque=7 flag=0 ext=10 body=0".
+  std::string DebugString() const;
+};
+
+// Base-10 Java Long.parseLong syntax: optional sign, ASCII digits, nothing else.
+std::optional<int64_t> ParseJavaLong(std::string_view text);
+
+// A request stamped with kLocalLanguage / kLocalVersion; opaque and flag are 0.
+RemotingCommand MakeRequest(int32_t code);
+inline RemotingCommand MakeRequest(RequestCode code) { return MakeRequest(ToInt(code)); }
+
+// The response to `request`: same opaque and serialize type, flag = kFlagResponse (never
+// oneway), kLocalLanguage / kLocalVersion, no fields, no body. Whether to answer at all
+// is the caller's call: a oneway request (IsOneway) must get no response.
+RemotingCommand MakeResponse(const RemotingCommand& request, int32_t code,
+                             std::optional<std::string> remark = std::nullopt);
+inline RemotingCommand MakeResponse(const RemotingCommand& request, ResponseCode code,
+                                    std::optional<std::string> remark = std::nullopt) {
+  return MakeResponse(request, ToInt(code), std::move(remark));
+}
+// REQUEST_CODE_NOT_SUPPORTED with Java's remark " request type <code> not supported".
+RemotingCommand MakeRequestCodeNotSupportedResponse(const RemotingCommand& request);
+// SYSTEM_ERROR with remark = error.message() (e.g. a failed GetInt / RequireFields).
+RemotingCommand MakeSystemErrorResponse(const RemotingCommand& request, const Status& error);
+
+}  // namespace rocketstore::protocol
