@@ -12,6 +12,7 @@ PACKAGES=(
   libisal-dev zlib1g-dev                          # CRC-32 (ISA-L fast path, zlib reference)
   libcli11-dev libfmt-dev libspdlog-dev           # CLI, formatting, logging
   libasio-dev rapidjson-dev libssl-dev            # networking, JSON, TLS/HMAC
+  ccache                                          # faster rebuilds on a warm machine
 )
 
 missing=()

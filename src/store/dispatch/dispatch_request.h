@@ -22,9 +22,9 @@ struct DispatchRequest {
   // jhash(TAGS) sign-extended, 0 without tags; for SCHEDULE_TOPIC_XXXX the delivery time.
   int64_t tags_code = 0;
   int64_t store_timestamp = 0;
-  QueueOffset queue_offset;  // the record's QUEUEOFFSET field
-  std::string_view keys;     // KEYS property (space separated), may be empty
-  std::string_view uniq_key; // UNIQ_KEY property, may be empty
+  QueueOffset queue_offset;   // the record's QUEUEOFFSET field
+  std::string_view keys;      // KEYS property (space separated), may be empty
+  std::string_view uniq_key;  // UNIQ_KEY property, may be empty
   int32_t sys_flag = 0;
   int64_t prepared_transaction_offset = 0;
   std::string_view properties;  // the whole properties string

@@ -1,0 +1,401 @@
+// JSON header codec (serialize type 0). The format and its liberties are specified in
+// protocol/frame_codec.h.
+//
+// RapidJSON is used through its SAX Reader only. It reports every input error through
+// ParseResult and the handler's return value; it throws only if RAPIDJSON_ASSERT is
+// redefined to throw, which the guard below forbids (and our handler never misuses the
+// API that its assertions check). The parse is iterative, so hostile nesting cannot
+// exhaust the stack, and numbers arrive as their source text, so 64-bit values keep
+// their exact digits.
+#ifdef RAPIDJSON_ASSERT
+#error "protocol/ needs RapidJSON's default RAPIDJSON_ASSERT: errors must not be thrown"
+#endif
+
+#include <rapidjson/error/en.h>
+#include <rapidjson/memorystream.h>
+#include <rapidjson/reader.h>
+
+#include <cstdio>
+#include <limits>
+#include <string>
+#include <string_view>
+
+#include "protocol/internal/header_codec.h"
+
+namespace rocketstore::protocol::internal {
+
+namespace {
+
+constexpr unsigned kParseFlags = rapidjson::kParseValidateEncodingFlag |
+                                 rapidjson::kParseIterativeFlag |
+                                 rapidjson::kParseNumbersAsStringsFlag;
+
+// The top-level key whose value comes next.
+enum class Slot { kNone, kCode, kLanguage, kVersion, kOpaque, kFlag, kRemark, kExtFields, kIgnored };
+
+enum class Kind { kNull, kBool, kNumber, kString };
+
+Slot SlotFor(std::string_view key) {
+  if (key == "code") return Slot::kCode;
+  if (key == "language") return Slot::kLanguage;
+  if (key == "version") return Slot::kVersion;
+  if (key == "opaque") return Slot::kOpaque;
+  if (key == "flag") return Slot::kFlag;
+  if (key == "remark") return Slot::kRemark;
+  if (key == "extFields") return Slot::kExtFields;
+  return Slot::kIgnored;  // serializeTypeCurrentRPC and anything unknown
+}
+
+std::string_view SlotName(Slot slot) {
+  switch (slot) {
+    case Slot::kCode:
+      return "code";
+    case Slot::kLanguage:
+      return "language";
+    case Slot::kVersion:
+      return "version";
+    case Slot::kOpaque:
+      return "opaque";
+    case Slot::kFlag:
+      return "flag";
+    case Slot::kRemark:
+      return "remark";
+    case Slot::kExtFields:
+      return "extFields";
+    case Slot::kNone:
+    case Slot::kIgnored:
+      break;
+  }
+  return "?";
+}
+
+std::string Shown(std::string_view text) {
+  constexpr size_t kMaxShown = 40;
+  std::string out = "\"";
+  out.append(text.substr(0, kMaxShown));
+  if (text.size() > kMaxShown) out.append("...");
+  out.push_back('"');
+  return out;
+}
+
+// SAX handler: a state machine over "outside root" / "in root object" / "in extFields",
+// plus a nesting counter while the value of an ignored key is skipped.
+class HeaderHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, HeaderHandler> {
+ public:
+  HeaderHandler(const Limits& limits, RemotingCommand* command)
+      : limits_(limits), command_(command) {}
+
+  const Status& error() const { return error_; }
+
+  // Int/Uint/Double events cannot occur with kParseNumbersAsStringsFlag; refuse them.
+  bool Default() { return Fail(Internal("unexpected JSON event")); }
+  bool Null() { return Scalar(Kind::kNull, {}); }
+  bool Bool(bool b) { return Scalar(Kind::kBool, b ? "true" : "false"); }
+  bool RawNumber(const char* s, rapidjson::SizeType n, bool /*copy*/) {
+    return Scalar(Kind::kNumber, {s, n});
+  }
+  bool String(const char* s, rapidjson::SizeType n, bool /*copy*/) {
+    return Scalar(Kind::kString, {s, n});
+  }
+
+  bool Key(const char* s, rapidjson::SizeType n, bool /*copy*/) {
+    if (skip_ > 0) return true;
+    if (level_ == 1) {
+      slot_ = SlotFor({s, n});
+      return true;
+    }
+    if (n > limits_.max_key_length) {
+      return Fail(ResourceExhausted("extFields name of " + std::to_string(n) +
+                                    " bytes exceeds the limit of " +
+                                    std::to_string(limits_.max_key_length)));
+    }
+    ext_key_.assign(s, n);
+    return true;
+  }
+
+  bool StartObject() {
+    if (skip_ > 0) return Nest();
+    if (level_ == 0) {
+      level_ = 1;
+      return true;
+    }
+    if (level_ == 2) return Fail(InvalidArgument("extFields value of <" + ext_key_ + "> is an object"));
+    const Slot slot = slot_;
+    slot_ = Slot::kNone;
+    if (slot == Slot::kExtFields) {
+      command_->ext_fields.Clear();  // a repeated "extFields" key: the last one wins
+      level_ = 2;
+      return true;
+    }
+    if (slot == Slot::kIgnored) return Nest();
+    return Fail(InvalidArgument("header field \"" + std::string(SlotName(slot)) +
+                                "\" is an object"));
+  }
+
+  bool EndObject(rapidjson::SizeType /*members*/) {
+    if (skip_ > 0) {
+      --skip_;
+      return true;
+    }
+    --level_;  // 2 -> 1 (end of extFields) or 1 -> 0 (end of the header)
+    return true;
+  }
+
+  bool StartArray() {
+    if (skip_ > 0) return Nest();
+    if (level_ == 0) return Fail(InvalidArgument("the header is not a JSON object"));
+    if (level_ == 2) return Fail(InvalidArgument("extFields value of <" + ext_key_ + "> is an array"));
+    const Slot slot = slot_;
+    slot_ = Slot::kNone;
+    if (slot == Slot::kIgnored) return Nest();
+    return Fail(InvalidArgument("header field \"" + std::string(SlotName(slot)) +
+                                "\" is an array"));
+  }
+
+  bool EndArray(rapidjson::SizeType /*elements*/) {
+    --skip_;  // arrays are only ever accepted inside a skipped value
+    return true;
+  }
+
+ private:
+  bool Fail(Status s) {
+    error_ = std::move(s);
+    return false;
+  }
+
+  bool Nest() {
+    ++skip_;
+    if (skip_ + 1 > limits_.max_json_depth) {
+      return Fail(ResourceExhausted("JSON header nested deeper than " +
+                                    std::to_string(limits_.max_json_depth) + " levels"));
+    }
+    return true;
+  }
+
+  bool Scalar(Kind kind, std::string_view text) {
+    if (skip_ > 0) return true;
+    if (level_ == 0) return Fail(InvalidArgument("the header is not a JSON object"));
+    if (level_ == 2) return ExtValue(kind, text);
+    const Slot slot = slot_;
+    slot_ = Slot::kNone;
+    switch (slot) {
+      case Slot::kCode:
+        return IntField(slot, kind, text, &command_->code);
+      case Slot::kVersion:
+        return IntField(slot, kind, text, &command_->version);
+      case Slot::kOpaque:
+        return IntField(slot, kind, text, &command_->opaque);
+      case Slot::kFlag:
+        return IntField(slot, kind, text, &command_->flag);
+      case Slot::kLanguage:
+        return Language(kind, text);
+      case Slot::kRemark:
+        if (kind == Kind::kNull) {
+          command_->remark.reset();
+          return true;
+        }
+        if (text.size() > limits_.max_remark_length) {
+          return Fail(ResourceExhausted("remark of " + std::to_string(text.size()) +
+                                        " bytes exceeds the limit of " +
+                                        std::to_string(limits_.max_remark_length)));
+        }
+        command_->remark.emplace(text);
+        return true;
+      case Slot::kExtFields:
+        if (kind == Kind::kNull) {
+          command_->ext_fields.Clear();
+          return true;
+        }
+        return Fail(InvalidArgument("header field \"extFields\" is not an object"));
+      case Slot::kIgnored:
+      case Slot::kNone:
+        return true;
+    }
+    return true;
+  }
+
+  bool IntField(Slot slot, Kind kind, std::string_view text, int32_t* out) {
+    if (kind == Kind::kNull) return true;  // Java keeps the field's default
+    if (kind == Kind::kNumber || kind == Kind::kString) {
+      const std::optional<int64_t> v = ParseJavaLong(text);
+      if (v && *v >= std::numeric_limits<int32_t>::min() &&
+          *v <= std::numeric_limits<int32_t>::max()) {
+        *out = static_cast<int32_t>(*v);
+        return true;
+      }
+    }
+    return Fail(InvalidArgument("header field \"" + std::string(SlotName(slot)) +
+                                "\" is not an int32: " + Shown(text)));
+  }
+
+  bool Language(Kind kind, std::string_view text) {
+    switch (kind) {
+      case Kind::kNull:
+        return true;
+      case Kind::kString:
+        command_->language = LanguageFromName(text);
+        return true;
+      case Kind::kNumber:
+        if (const std::optional<int64_t> v = ParseJavaLong(text)) {
+          command_->language = LanguageFromNumber(*v);
+          return true;
+        }
+        break;
+      case Kind::kBool:
+        break;
+    }
+    return Fail(InvalidArgument("header field \"language\" is neither a name nor a number: " +
+                                Shown(text)));
+  }
+
+  bool ExtValue(Kind kind, std::string_view text) {
+    if (kind == Kind::kNull) {
+      command_->ext_fields.Erase(ext_key_);  // Java's Map.get then reads null = absent
+      return true;
+    }
+    if (text.size() > limits_.max_value_length) {
+      return Fail(ResourceExhausted("extFields value of <" + ext_key_ + "> has " +
+                                    std::to_string(text.size()) +
+                                    " bytes, over the limit of " +
+                                    std::to_string(limits_.max_value_length)));
+    }
+    command_->ext_fields.Set(ext_key_, std::string(text));
+    if (command_->ext_fields.size() > limits_.max_ext_fields) {
+      return Fail(ResourceExhausted("more than " + std::to_string(limits_.max_ext_fields) +
+                                    " extFields"));
+    }
+    return true;
+  }
+
+  const Limits& limits_;
+  RemotingCommand* command_;
+  Status error_;
+  int level_ = 0;      // 0 outside the root, 1 in the root object, 2 in extFields
+  uint32_t skip_ = 0;  // nesting inside the value of an ignored key
+  Slot slot_ = Slot::kNone;
+  std::string ext_key_;
+};
+
+void AppendRaw(std::string_view text, std::vector<uint8_t>* out) {
+  out->insert(out->end(), text.begin(), text.end());
+}
+
+// Length of the valid UTF-8 sequence starting at text[i] (RFC 3629: no overlongs, no
+// surrogates, nothing above U+10FFFF; the same rule RapidJSON validates), or 0.
+size_t Utf8SequenceLength(std::string_view text, size_t i) {
+  const auto byte = [&](size_t k) { return static_cast<uint8_t>(text[k]); };
+  const uint8_t b0 = byte(i);
+  const size_t left = text.size() - i;
+  auto cont = [&](size_t k, uint8_t lo = 0x80, uint8_t hi = 0xBF) {
+    return k < left && byte(i + k) >= lo && byte(i + k) <= hi;
+  };
+  if (b0 < 0x80) return 1;
+  if (b0 >= 0xC2 && b0 <= 0xDF) return cont(1) ? 2 : 0;
+  if (b0 == 0xE0) return cont(1, 0xA0) && cont(2) ? 3 : 0;
+  if ((b0 >= 0xE1 && b0 <= 0xEC) || b0 == 0xEE || b0 == 0xEF) return cont(1) && cont(2) ? 3 : 0;
+  if (b0 == 0xED) return cont(1, 0x80, 0x9F) && cont(2) ? 3 : 0;
+  if (b0 == 0xF0) return cont(1, 0x90) && cont(2) && cont(3) ? 4 : 0;
+  if (b0 >= 0xF1 && b0 <= 0xF3) return cont(1) && cont(2) && cont(3) ? 4 : 0;
+  if (b0 == 0xF4) return cont(1, 0x80, 0x8F) && cont(2) && cont(3) ? 4 : 0;
+  return 0;
+}
+
+}  // namespace
+
+Status DecodeJsonHeader(std::span<const uint8_t> header, const Limits& limits,
+                        RemotingCommand* command) {
+  rapidjson::MemoryStream stream(reinterpret_cast<const char*>(header.data()), header.size());
+  HeaderHandler handler(limits, command);
+  rapidjson::Reader reader;
+  const rapidjson::ParseResult parsed = reader.Parse<kParseFlags>(stream, handler);
+  if (!handler.error().ok()) return handler.error();
+  if (parsed.IsError()) {
+    return InvalidArgument(std::string("malformed JSON header: ") +
+                           rapidjson::GetParseError_En(parsed.Code()) + " at offset " +
+                           std::to_string(parsed.Offset()));
+  }
+  // RapidJSON stops at a NUL byte as if it were the end of the input.
+  if (stream.Tell() != header.size()) {
+    return InvalidArgument("malformed JSON header: bytes after the object at offset " +
+                           std::to_string(stream.Tell()));
+  }
+  return Status::OK();
+}
+
+void AppendJsonString(std::string_view text, std::vector<uint8_t>* out) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  out->push_back('"');
+  size_t i = 0;
+  while (i < text.size()) {
+    const auto c = static_cast<uint8_t>(text[i]);
+    if (c == '"' || c == '\\') {
+      out->push_back('\\');
+      out->push_back(c);
+      ++i;
+    } else if (c < 0x20) {
+      switch (c) {
+        case '\b':
+          AppendRaw("\\b", out);
+          break;
+        case '\f':
+          AppendRaw("\\f", out);
+          break;
+        case '\n':
+          AppendRaw("\\n", out);
+          break;
+        case '\r':
+          AppendRaw("\\r", out);
+          break;
+        case '\t':
+          AppendRaw("\\t", out);
+          break;
+        default: {
+          const char escape[] = {'\\', 'u', '0', '0', kHex[c >> 4], kHex[c & 0xF]};
+          out->insert(out->end(), escape, escape + sizeof(escape));
+        }
+      }
+      ++i;
+    } else if (c < 0x80) {
+      out->push_back(c);
+      ++i;
+    } else if (const size_t n = Utf8SequenceLength(text, i); n > 0) {
+      out->insert(out->end(), text.begin() + static_cast<ptrdiff_t>(i),
+                  text.begin() + static_cast<ptrdiff_t>(i + n));
+      i += n;
+    } else {
+      AppendRaw("\\ufffd", out);
+      ++i;
+    }
+  }
+  out->push_back('"');
+}
+
+void EncodeJsonHeader(const RemotingCommand& command, std::vector<uint8_t>* out) {
+  // fastjson's order: alphabetical.
+  AppendRaw("{\"code\":", out);
+  AppendRaw(std::to_string(command.code), out);
+  AppendRaw(",\"extFields\":{", out);
+  bool first = true;
+  for (const auto& [name, value] : command.ext_fields) {
+    if (!first) out->push_back(',');
+    first = false;
+    AppendJsonString(name, out);
+    out->push_back(':');
+    AppendJsonString(value, out);
+  }
+  AppendRaw("},\"flag\":", out);
+  AppendRaw(std::to_string(command.flag), out);
+  AppendRaw(",\"language\":", out);
+  AppendJsonString(LanguageName(command.language), out);
+  AppendRaw(",\"opaque\":", out);
+  AppendRaw(std::to_string(command.opaque), out);
+  if (command.remark) {
+    AppendRaw(",\"remark\":", out);
+    AppendJsonString(*command.remark, out);
+  }
+  AppendRaw(",\"serializeTypeCurrentRPC\":\"JSON\",\"version\":", out);
+  AppendRaw(std::to_string(command.version), out);
+  out->push_back('}');
+}
+
+}  // namespace rocketstore::protocol::internal

@@ -1,0 +1,83 @@
+#include "store/dispatch/dispatcher.h"
+
+#include "base/java_hash.h"
+#include "store/format/properties.h"
+
+namespace rocketstore {
+
+void BuildDispatchRequest(PhysicalOffset offset, const format::RecordView& r,
+                          DispatchRequest* out) {
+  out->topic = r.topic;
+  out->queue_id = r.queue_id;
+  out->commit_log_offset = offset;
+  out->size = r.total_size;
+  out->store_timestamp = r.store_timestamp;
+  out->queue_offset = QueueOffset(r.queue_offset);
+  out->sys_flag = r.sys_flag;
+  out->prepared_transaction_offset = r.prepared_transaction_offset;
+  out->properties = r.properties;
+  out->keys = format::FindProperty(r.properties, format::kPropertyKeys).value_or("");
+  out->uniq_key = format::FindProperty(r.properties, format::kPropertyUniqKey).value_or("");
+  const std::string_view tags =
+      format::FindProperty(r.properties, format::kPropertyTags).value_or("");
+  // tagsCode: jhash(TAGS) sign-extended into the 8-byte CQ field, 0 without tags.
+  out->tags_code = tags.empty() ? 0 : static_cast<int64_t>(JavaStringHash(tags));
+}
+
+Result<int64_t> Dispatcher::RunOnce(PhysicalOffset limit, int64_t max_records) {
+  int64_t done = 0;
+  PhysicalOffset pos = dispatched_offset();
+  if (pos < log_.MinOffset()) pos = log_.MinOffset();  // retention removed the start
+  DispatchRequest request;
+  while (pos < limit && done < max_records) {
+    RS_ASSIGN_OR_RETURN(CommitLogBytes bytes, log_.ReadToSegmentEnd(pos));
+    if (bytes.bytes.empty()) break;  // nothing readable yet in this segment
+    const int64_t readable =
+        std::min<int64_t>(static_cast<int64_t>(bytes.bytes.size()), limit - pos);
+    std::span<const uint8_t> view = bytes.bytes.subspan(0, static_cast<size_t>(readable));
+    size_t at = 0;
+    bool next_segment = false;
+    while (at < view.size() && done < max_records) {
+      format::DecodeResult d = format::DecodeRecord(view.subspan(at), /*check_crc=*/false);
+      if (d.outcome == format::DecodeOutcome::kBlank) {
+        next_segment = true;
+        break;
+      }
+      if (d.outcome == format::DecodeOutcome::kTruncated) break;  // limit cuts a record
+      if (d.outcome != format::DecodeOutcome::kRecord) {
+        dispatched_.store((pos + static_cast<int64_t>(at)).value(), std::memory_order_release);
+        return Corruption("dispatcher: commit log record at offset " +
+                          std::to_string((pos + static_cast<int64_t>(at)).value()) +
+                          " does not decode: " + d.error);
+      }
+      const PhysicalOffset record_offset = pos + static_cast<int64_t>(at);
+      BuildDispatchRequest(record_offset, d.record, &request);
+      for (CommitLogDispatcher* sink : sinks_) {
+        Status s = sink->Dispatch(request);
+        if (!s.ok()) {
+          dispatched_.store(record_offset.value(), std::memory_order_release);
+          return s.WithContext("dispatching commit log offset " +
+                               std::to_string(record_offset.value()));
+        }
+      }
+      at += static_cast<size_t>(d.record.total_size);
+      ++done;
+      dispatched_.store((pos + static_cast<int64_t>(at)).value(), std::memory_order_release);
+      records_.fetch_add(1, std::memory_order_relaxed);
+      const int tx = request.TransactionType();
+      if (listener_ && (tx == format::kTransactionNotType || tx == format::kTransactionCommit)) {
+        listener_(request.topic, request.queue_id, request.queue_offset + 1);
+      }
+    }
+    if (next_segment) {
+      pos = log_.NextSegmentStart(pos);
+      dispatched_.store(pos.value(), std::memory_order_release);
+      continue;
+    }
+    pos += static_cast<int64_t>(at);
+    if (at < view.size() || at == 0) break;  // partial record or limit reached
+  }
+  return done;
+}
+
+}  // namespace rocketstore

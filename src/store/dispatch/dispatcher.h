@@ -1,0 +1,80 @@
+// File: store/dispatch/dispatcher.h
+//
+// Dispatcher: RocketMQ's "reput" service. It follows the CommitLog from the last
+// dispatched offset, turns every record into a DispatchRequest (topic, queue, offset,
+// size, tag hash, keys...) and hands it to each registered CommitLogDispatcher — the
+// ConsumeQueue builder, the IndexFile builder — in commit-log order. Then it tells the
+// arrival listener (long-polling pulls) that a queue has new messages.
+//
+// What it may read: everything appended under ASYNC_FLUSH; under SYNC_FLUSH only what is
+// durable (`limit` passed to RunOnce), so a consumer never sees a message that a power
+// loss could still take back.
+//
+// Walk rules (spec §6.5): a BLANK record moves to the next segment; a record that does not
+// decode stops the step (it reports the error; the writer cannot produce one, so this means
+// damage); a sink's error stops the step too and is reported — nothing is skipped silently.
+//
+// Driving: RunOnce(limit) is the step function. The driver (DispatchRunner in
+// message_store.cc) sleeps until Wake() — called when data is appended or flushed — so
+// there is no polling loop.
+//
+// Thread-safety: RunOnce from one thread at a time; offsets/lag readable from any thread.
+// Ownership: the CommitLog and the sinks must outlive the dispatcher.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string_view>
+#include <vector>
+
+#include "base/offsets.h"
+#include "base/result.h"
+#include "store/commitlog/commit_log.h"
+#include "store/dispatch/dispatch_request.h"
+#include "store/format/message_record.h"
+
+namespace rocketstore {
+
+// Fills `out` from a decoded record (views point into the record).
+void BuildDispatchRequest(PhysicalOffset offset, const format::RecordView& record,
+                          DispatchRequest* out);
+
+class Dispatcher {
+ public:
+  // Called after a record of (topic, queue) was dispatched; `next` is the queue's new
+  // max offset. Must be cheap (it runs on the dispatcher thread).
+  using ArrivalListener =
+      std::function<void(std::string_view topic, int32_t queue_id, QueueOffset next)>;
+
+  Dispatcher(CommitLog& log, std::vector<CommitLogDispatcher*> sinks)
+      : log_(log), sinks_(std::move(sinks)) {}
+
+  void SetArrivalListener(ArrivalListener listener) { listener_ = std::move(listener); }
+
+  // Where dispatching continues from (recovery sets it).
+  void SetDispatchedOffset(PhysicalOffset offset) {
+    dispatched_.store(offset.value(), std::memory_order_release);
+  }
+  PhysicalOffset dispatched_offset() const {
+    return PhysicalOffset(dispatched_.load(std::memory_order_acquire));
+  }
+  // Bytes appended but not yet dispatched, against `limit` (RocketMQ's dispatchBehindBytes).
+  int64_t BehindBytes(PhysicalOffset limit) const {
+    return std::max<int64_t>(0, limit - dispatched_offset());
+  }
+  int64_t dispatched_records() const { return records_.load(std::memory_order_relaxed); }
+
+  // Dispatches records in [dispatched, limit). Returns how many records it dispatched.
+  // Stops at `max_records` to let the driver check for shutdown.
+  Result<int64_t> RunOnce(PhysicalOffset limit, int64_t max_records = 1 << 16);
+
+ private:
+  CommitLog& log_;
+  std::vector<CommitLogDispatcher*> sinks_;
+  ArrivalListener listener_;
+  std::atomic<int64_t> dispatched_{0};
+  std::atomic<int64_t> records_{0};
+};
+
+}  // namespace rocketstore
