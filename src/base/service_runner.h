@@ -14,6 +14,7 @@
 // Thread-safety: Start/Stop from one owner thread; Wake() from any thread.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <functional>
@@ -77,6 +78,80 @@ class ServiceRunner {
   std::condition_variable cv_;
   bool stop_ = false;
   bool woken_ = false;
+  std::thread thread_;
+};
+
+// WakeableRunner: for event-driven services (the dispatcher). The step returns whether it
+// made progress; while it does, the runner calls it again at once. When it did not, the
+// runner sleeps until Wake() — called by whoever produced work, cheaply: Wake() only
+// takes the lock when the runner is actually asleep — or until `idle_timeout` passes.
+// `has_work` is checked after announcing sleep and before sleeping, so a Wake() that
+// raced with the step cannot be lost.
+class WakeableRunner {
+ public:
+  WakeableRunner(std::string name, std::chrono::nanoseconds idle_timeout,
+                 std::function<bool()> step, std::function<bool()> has_work)
+      : name_(std::move(name)),
+        idle_timeout_(idle_timeout),
+        step_(std::move(step)),
+        has_work_(std::move(has_work)) {}
+  ~WakeableRunner() { Stop(); }
+  WakeableRunner(const WakeableRunner&) = delete;
+  WakeableRunner& operator=(const WakeableRunner&) = delete;
+
+  void Start() {
+    std::lock_guard<std::mutex> l(mu_);
+    if (thread_.joinable()) return;
+    stop_ = false;
+    thread_ = std::thread([this] { Loop(); });
+  }
+
+  void Stop() {
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      stop_ = true;
+      cv_.notify_all();
+    }
+    if (thread_.joinable() && thread_.get_id() != std::this_thread::get_id()) thread_.join();
+  }
+
+  // Call after publishing new work. Costs a fence and a load when the runner is busy.
+  void Wake() {
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (!sleeping_.load(std::memory_order_relaxed)) return;
+    std::lock_guard<std::mutex> l(mu_);
+    woken_ = true;
+    cv_.notify_one();
+  }
+
+ private:
+  void Loop() {
+    while (true) {
+      {
+        std::lock_guard<std::mutex> l(mu_);
+        if (stop_) return;
+      }
+      if (step_()) continue;
+      std::unique_lock<std::mutex> l(mu_);
+      sleeping_.store(true, std::memory_order_relaxed);
+      std::atomic_thread_fence(std::memory_order_seq_cst);
+      if (!stop_ && !woken_ && !has_work_()) {
+        cv_.wait_for(l, idle_timeout_, [this] { return stop_ || woken_; });
+      }
+      sleeping_.store(false, std::memory_order_relaxed);
+      woken_ = false;
+    }
+  }
+
+  const std::string name_;
+  const std::chrono::nanoseconds idle_timeout_;
+  const std::function<bool()> step_;
+  const std::function<bool()> has_work_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::atomic<bool> sleeping_{false};
+  bool woken_ = false;
+  bool stop_ = false;
   std::thread thread_;
 };
 

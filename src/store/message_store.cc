@@ -1,7 +1,7 @@
 #include "store/message_store.h"
 
+#include <algorithm>
 #include <chrono>
-#include <map>
 
 namespace rocketstore {
 namespace {
@@ -39,41 +39,57 @@ MessageStore::~MessageStore() {
 Result<std::unique_ptr<MessageStore>> MessageStore::Open(const StoreOptions& options,
                                                          FileSystem& fs, Clock& clock) {
   auto store = std::unique_ptr<MessageStore>(new MessageStore(options, fs, clock));
+  MessageStore& s = *store;
   const std::string& root = options.root_dir;
   RS_RETURN_IF_ERROR(fs.CreateDirs(root).WithContext("creating store directory " + root));
-  RS_ASSIGN_OR_RETURN(store->lock_, LockStoreDirectory(fs, root));
-  store->abnormal_ = AbortMarkerExists(fs, root);
-  RS_ASSIGN_OR_RETURN(store->checkpoint_, Checkpoint::Open(fs, root));
-  RS_ASSIGN_OR_RETURN(store->commit_log_,
-                      CommitLog::Open(fs, ToCommitLogOptions(options), clock, store->health_));
-  RS_RETURN_IF_ERROR(store->Recover());
-  RS_RETURN_IF_ERROR(store->RebuildQueueOffsets());
+  RS_ASSIGN_OR_RETURN(s.lock_, LockStoreDirectory(fs, root));
+  s.abnormal_ = AbortMarkerExists(fs, root);
+  RS_ASSIGN_OR_RETURN(s.checkpoint_, Checkpoint::Open(fs, root));
+  RS_ASSIGN_OR_RETURN(s.commit_log_,
+                      CommitLog::Open(fs, ToCommitLogOptions(options), clock, s.health_));
+  ConsumeQueue::Options cq;
+  cq.units_per_file = options.consume_queue_units_per_file;
+  RS_ASSIGN_OR_RETURN(s.consume_queues_, ConsumeQueueTable::Open(fs, root, cq));
+  s.dispatcher_ = std::make_unique<Dispatcher>(
+      *s.commit_log_, std::vector<CommitLogDispatcher*>{s.consume_queues_.get()});
 
-  store->async_flusher_ = std::make_unique<AsyncFlusher>(store->commit_log_->segments(),
-                                                         store->health_, options.async_flush);
+  RS_RETURN_IF_ERROR(s.Recover());
+  RS_RETURN_IF_ERROR(s.CatchUpDispatch());
+  s.RebuildQueueOffsetTable();
+
+  s.async_flusher_ =
+      std::make_unique<AsyncFlusher>(s.commit_log_->segments(), s.health_, options.async_flush);
   GroupCommit::Options gc;
   gc.method = options.sync_flush_method;
   gc.timeout_ms = options.sync_flush_timeout_ms;
   gc.unsafe_ack_before_flush_for_testing = options.unsafe_ack_before_flush_for_testing;
-  store->group_commit_ =
-      std::make_unique<GroupCommit>(store->commit_log_->segments(), store->health_, gc);
-  store->group_commit_->SetDurableOffset(store->commit_log_->MaxOffset());
+  s.group_commit_ = std::make_unique<GroupCommit>(s.commit_log_->segments(), s.health_, gc);
+  s.group_commit_->SetDurableOffset(s.commit_log_->MaxOffset());
+  s.group_commit_->SetDurableListener([&s] {
+    if (s.dispatch_runner_) s.dispatch_runner_->Wake();
+  });
 
+  // Everything recovered and dispatched is durable before the store says it is running.
+  RS_RETURN_IF_ERROR(s.WriteCheckpoint());
   // From here on the store is running: a crash must be detected at the next start.
   RS_RETURN_IF_ERROR(CreateAbortMarker(fs, root));
-  if (options.start_background_services) store->StartServices();
+  s.last_thorough_cq_flush_ms_ = clock.NowMillis();
+  if (options.start_background_services) s.StartServices();
   return store;
 }
 
 // Recovery story (docs/durability.md):
+//  * Consume queues first: each is cut after its last valid unit.
 //  * No `abort` file: the last run shut down cleanly; walk the last three segments with
-//    CRCs checked to find the end (RocketMQ's normal recovery).
+//    CRCs checked to find the end of the log (RocketMQ's normal recovery).
 //  * `abort` present: the last run crashed. Start from the newest segment whose first
-//    record is older than the checkpoint's minTimestamp (data before it was flushed and
-//    dispatched), or from the first segment when the checkpoint cannot be trusted.
-// Either way, the walk never drops bytes the checkpoint says were durable, and what it
-// recovers is made durable before the store accepts new writes.
+//    record is older than the checkpoint's minTimestamp, or from the first segment when
+//    the checkpoint cannot be trusted.
+//  * Consume-queue units pointing at or past the recovered end are dropped.
+// The walk never drops bytes the checkpoint says were durable, and what it recovers is
+// made durable before anything is built on it.
 Status MessageStore::Recover() {
+  RS_RETURN_IF_ERROR(consume_queues_->RecoverAll());
   const format::CheckpointRecord cp = checkpoint_->Get();
   const bool cp_trusted = checkpoint_->load_state() == Checkpoint::LoadState::kVerified ||
                           checkpoint_->load_state() == Checkpoint::LoadState::kRocketMq;
@@ -84,67 +100,100 @@ Status MessageStore::Recover() {
   }
   if (!abnormal_) {
     ro.start = CommitLogRecoveryOptions::Start::kThirdLastSegment;
-  } else if (!cp_trusted || cp.MinTimestamp() == 0) {
-    ro.start = CommitLogRecoveryOptions::Start::kFirstSegment;
   } else {
     ro.start = CommitLogRecoveryOptions::Start::kFirstSegment;
     const int64_t min_ts = cp.MinTimestamp();
-    auto files = commit_log_->segments().Files();
-    for (size_t i = files.size(); i-- > 0;) {
-      const int64_t ts = FirstRecordTimestamp(*files[i]);
-      if (ts != 0 && ts <= min_ts) {
-        ro.start = CommitLogRecoveryOptions::Start::kAtOffset;
-        ro.start_offset = files[i]->start_offset();
-        break;
+    if (cp_trusted && min_ts > 0) {
+      auto files = commit_log_->segments().Files();
+      for (size_t i = files.size(); i-- > 0;) {
+        const int64_t ts = FirstRecordTimestamp(*files[i]);
+        if (ts != 0 && ts <= min_ts) {
+          ro.start = CommitLogRecoveryOptions::Start::kAtOffset;
+          ro.start_offset = files[i]->start_offset();
+          break;
+        }
       }
     }
   }
   RS_ASSIGN_OR_RETURN(recovery_report_, RecoverCommitLog(*commit_log_, ro));
+  const PhysicalOffset end = commit_log_->MaxOffset();
+  RS_RETURN_IF_ERROR(consume_queues_->TruncateDirtyAll(end));
 
   // A process crash leaves recovered records in the page cache only: make them durable
   // before anything is built on them or acknowledged after them.
   for (const auto& file : commit_log_->segments().Files()) {
     RS_RETURN_IF_ERROR(file->SyncWholeFile());
   }
-  checkpoint_->SetDurableCommitLogOffset(commit_log_->MaxOffset().value());
-  if (recovery_report_.last_store_timestamp > 0) {
-    checkpoint_->SetPhysicMsgTimestamp(recovery_report_.last_store_timestamp);
+
+  // Where dispatching resumes: what the checkpoint proves the consume queues hold
+  // durably; without our checkpoint extension, RocketMQ's rules.
+  PhysicalOffset from;
+  if (checkpoint_->load_state() == Checkpoint::LoadState::kVerified) {
+    from = std::min(PhysicalOffset(cp.dispatched_commit_log_offset), end);
+  } else if (abnormal_) {
+    from = recovery_report_.scan_start;
+  } else {
+    from = std::min(consume_queues_->MaxPhysicalEnd(), end);
   }
-  return checkpoint_->Flush();
+  from = std::max(from, commit_log_->MinOffset());
+  dispatcher_->SetDispatchedOffset(from);
+  return Status::OK();
 }
 
-// Until consume queues exist (they hold each queue's max offset), the next queue offset of
-// every topic/queue is rebuilt by walking the recovered log without CRC checks.
-Status MessageStore::RebuildQueueOffsets() {
-  std::map<std::pair<std::string, int32_t>, int64_t> next;
-  PhysicalOffset pos = commit_log_->MinOffset();
+Status MessageStore::CatchUpDispatch() {
   const PhysicalOffset end = commit_log_->MaxOffset();
-  while (pos < end) {
-    RS_ASSIGN_OR_RETURN(CommitLogBytes bytes, commit_log_->ReadToSegmentEnd(pos));
-    if (bytes.bytes.empty()) {
-      pos = commit_log_->NextSegmentStart(pos);
-      continue;
+  while (dispatcher_->dispatched_offset() < end) {
+    RS_ASSIGN_OR_RETURN(int64_t n, dispatcher_->RunOnce(end));
+    if (n == 0 && dispatcher_->dispatched_offset() < end) {
+      return Internal("dispatcher made no progress at offset " +
+                      std::to_string(dispatcher_->dispatched_offset().value()) +
+                      " during recovery (log ends at " + std::to_string(end.value()) + ")");
     }
-    format::DecodeResult d = format::DecodeRecord(bytes.bytes, false);
-    if (d.outcome == format::DecodeOutcome::kBlank) {
-      pos = commit_log_->NextSegmentStart(pos);
-      continue;
-    }
-    if (d.outcome != format::DecodeOutcome::kRecord) {
-      return Internal("recovered commit log does not decode at " + std::to_string(pos.value()) +
-                      ": " + d.error);
-    }
-    const int tx = d.record.sys_flag & format::kSysFlagTransactionMask;
-    if (tx == format::kTransactionNotType || tx == format::kTransactionCommit) {
-      next[{std::string(d.record.topic), d.record.queue_id}] = d.record.queue_offset + 1;
-    }
-    pos += d.record.total_size;
-  }
-  commit_log_->ClearQueueOffsets();
-  for (const auto& [key, n] : next) {
-    commit_log_->SetNextQueueOffset(key.first, key.second, QueueOffset(n));
   }
   return Status::OK();
+}
+
+void MessageStore::RebuildQueueOffsetTable() {
+  commit_log_->ClearQueueOffsets();
+  consume_queues_
+      ->ForEach([this](ConsumeQueue& q) {
+        commit_log_->SetNextQueueOffset(q.topic(), q.queue_id(), q.MaxOffset());
+        q.CorrectMinOffset(commit_log_->MinOffset());
+        return Status::OK();
+      })
+      .IgnoreError();  // the callback cannot fail
+}
+
+PhysicalOffset MessageStore::DispatchLimit() const {
+  // Under SYNC_FLUSH consumers only see durable messages.
+  if (options_.flush_disk_type == FlushDiskType::kSyncFlush && group_commit_) {
+    return std::min(group_commit_->durable_offset(), commit_log_->MaxOffset());
+  }
+  return commit_log_->MaxOffset();
+}
+
+Result<int64_t> MessageStore::RunDispatchStep() { return dispatcher_->RunOnce(DispatchLimit()); }
+
+bool MessageStore::DispatchOnce() {
+  Result<int64_t> n = RunDispatchStep();
+  if (n.ok()) {
+    consecutive_dispatch_failures_ = 0;
+    return *n > 0;
+  }
+  // RocketMQ retries a failed consume-queue write 30 times, 1 s apart (the runner's idle
+  // timeout), then stops accepting writes: consumers would not see new messages.
+  if (++consecutive_dispatch_failures_ >= 30) {
+    health_.SetFatalIoError(n.status().WithContext("building consume queues failed 30 times"));
+  }
+  return false;
+}
+
+int64_t MessageStore::DispatchBehindBytes() const {
+  return dispatcher_->BehindBytes(commit_log_->MaxOffset());
+}
+
+void MessageStore::SetArrivalListener(Dispatcher::ArrivalListener listener) {
+  dispatcher_->SetArrivalListener(std::move(listener));
 }
 
 void MessageStore::StartServices() {
@@ -155,38 +204,79 @@ void MessageStore::StartServices() {
                                                   [this] { RunFlushStep().IgnoreError(); });
   prepare_runner_ = std::make_unique<ServiceRunner>("prepare-segment", std::chrono::milliseconds(1),
                                                     [this] { RunPrepareStep().IgnoreError(); });
+  cq_flush_runner_ = std::make_unique<ServiceRunner>(
+      "flush-consumequeue", std::chrono::milliseconds(options_.flush_consume_queue_interval_ms),
+      [this] {
+        const int64_t now = clock_.NowMillis();
+        const bool thorough =
+            now - last_thorough_cq_flush_ms_ >= options_.flush_consume_queue_thorough_interval_ms;
+        if (thorough) last_thorough_cq_flush_ms_ = now;
+        RunConsumeQueueFlushStep(thorough).IgnoreError();
+      });
+  dispatch_runner_ = std::make_unique<WakeableRunner>(
+      "dispatch", std::chrono::seconds(1), [this] { return DispatchOnce(); },
+      [this] { return dispatcher_->dispatched_offset() < DispatchLimit(); });
+  dispatch_runner_->Start();
   flush_runner_->Start();
   prepare_runner_->Start();
+  cq_flush_runner_->Start();
 }
 
 void MessageStore::StopServices() {
-  if (flush_runner_) flush_runner_->Stop();
   if (prepare_runner_) prepare_runner_->Stop();
+  if (flush_runner_) flush_runner_->Stop();
+  if (dispatch_runner_) dispatch_runner_->Stop();
+  if (cq_flush_runner_) cq_flush_runner_->Stop();
 }
 
 Status MessageStore::RunFlushStep() {
   // Errors are sticky inside the flushers and reported through health().
   if (options_.flush_disk_type == FlushDiskType::kSyncFlush) return group_commit_->RunOnce();
-  auto r = async_flusher_->RunOnce(clock_.NowMillis());
-  if (r.ok()) {
-    checkpoint_->SetPhysicMsgTimestamp(commit_log_->segments().FlushedStoreTimestamp());
+  return async_flusher_->RunOnce(clock_.NowMillis()).status();
+}
+
+Status MessageStore::RunConsumeQueueFlushStep(bool thorough) {
+  Status s = thorough ? WriteCheckpoint()
+                      : consume_queues_->FlushAll(options_.flush_consume_queue_least_pages);
+  if (!s.ok()) {
+    health_.SetFatalIoError(s.WithContext("consume queue flush failed"));
   }
-  return r.status();
+  return s;
+}
+
+// Flushes the consume queues, then records in the checkpoint what is now durable: the
+// dispatched offset captured BEFORE the flush (every unit below it was written, so the
+// flush made it durable), the commit log's flushed offset and the timestamps.
+Status MessageStore::WriteCheckpoint() {
+  const PhysicalOffset dispatched = dispatcher_->dispatched_offset();
+  const int64_t logics_ts = dispatcher_->last_store_timestamp();
+  RS_RETURN_IF_ERROR(consume_queues_->FlushAll(0));
+  const PhysicalOffset durable = commit_log_->FlushedOffset();
+  checkpoint_->SetDurableCommitLogOffset(durable.value());
+  checkpoint_->SetDispatchedCommitLogOffset(std::min(dispatched, durable).value());
+  if (logics_ts > 0) checkpoint_->SetLogicsMsgTimestamp(logics_ts);
+  const int64_t physic_ts = commit_log_->segments().FlushedStoreTimestamp();
+  if (physic_ts > 0) checkpoint_->SetPhysicMsgTimestamp(physic_ts);
+  if (recovery_report_.last_store_timestamp > checkpoint_->Get().physic_msg_timestamp) {
+    checkpoint_->SetPhysicMsgTimestamp(recovery_report_.last_store_timestamp);
+  }
+  return checkpoint_->Flush();
 }
 
 PutMessageResult MessageStore::AwaitDurability(PutMessageResult result, bool wait_for_flush) {
-  if (!result.ok() || options_.flush_disk_type != FlushDiskType::kSyncFlush) return result;
+  if (!result.ok()) return result;
+  if (options_.flush_disk_type != FlushDiskType::kSyncFlush) {
+    if (dispatch_runner_) dispatch_runner_->Wake();
+    return result;
+  }
   if (!wait_for_flush) {
     if (flush_runner_) flush_runner_->Wake();
     return result;
   }
   Status s = group_commit_->WaitDurable(result.end_offset());
   if (s.ok()) return result;
-  if (s.code() == StatusCode::kDeadlineExceeded) {
-    result.status = PutMessageStatus::kFlushDiskTimeout;
-  } else {
-    result.status = PutMessageStatus::kUnknownError;
-  }
+  result.status = s.code() == StatusCode::kDeadlineExceeded ? PutMessageStatus::kFlushDiskTimeout
+                                                            : PutMessageStatus::kUnknownError;
   result.error = s.ToString();
   return result;
 }
@@ -204,21 +294,23 @@ PutMessageResult MessageStore::PutMessages(std::span<const format::MessageToStor
 Status MessageStore::Close() {
   if (closed_) return Status::OK();
   closed_ = true;
-  StopServices();
   const bool was_writable = health_.Writable();
-  health_.SetShutdown();
-  Status flush = Status::OK();
-  auto flushed = async_flusher_->FlushAll();
-  if (!flushed.ok()) flush = flushed.status();
-  if (flush.ok()) {
-    checkpoint_->SetDurableCommitLogOffset(flushed->value());
-    checkpoint_->SetPhysicMsgTimestamp(commit_log_->segments().FlushedStoreTimestamp());
-    flush = checkpoint_->Flush();
+  health_.SetShutdown();  // no new puts from here on
+  StopServices();
+  Status status = async_flusher_->FlushAll().status();
+  // Let the dispatcher finish what is left (bounded, like RocketMQ's 5 s wait).
+  const int64_t deadline = clock_.MonotonicNanos() + int64_t{5000000000};
+  while (status.ok() && DispatchBehindBytes() > 0 && clock_.MonotonicNanos() < deadline) {
+    Result<int64_t> n = dispatcher_->RunOnce(commit_log_->MaxOffset());
+    if (!n.ok() || *n == 0) break;
   }
-  // Only a store that is known good may claim a clean shutdown.
-  if (flush.ok() && was_writable) flush = RemoveAbortMarker(fs_, options_.root_dir);
+  if (status.ok()) status = WriteCheckpoint();
+  // Only a store that is known good and fully dispatched may claim a clean shutdown.
+  if (status.ok() && was_writable && DispatchBehindBytes() == 0) {
+    status = RemoveAbortMarker(fs_, options_.root_dir);
+  }
   lock_.reset();
-  return flush;
+  return status;
 }
 
 }  // namespace rocketstore

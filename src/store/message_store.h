@@ -1,31 +1,34 @@
 // File: store/message_store.h
 //
 // MessageStore: the store as one object — the only store header the broker includes.
-// It owns the CommitLog, the flush services, the checkpoint, and recovery, and runs them
-// in a fixed order.
+// It owns the CommitLog, the ConsumeQueues, the dispatcher that builds them, the flush
+// services, the checkpoint and recovery, and starts and stops them in a fixed order.
 //
 //   auto store = MessageStore::Open(options, PosixFileSystem::Default(), Clock::Real());
-//   PutMessageResult r = (*store)->PutMessage(msg);
-//   ...
+//   PutMessageResult put = (*store)->PutMessage(msg);
+//   GetMessageResult got = (*store)->GetMessage({.topic = "T", .queue_id = 0, ...});
 //   Status s = (*store)->Close();   // clean shutdown
 //
-// Open: lock the directory (`lock`; a second store on it fails), read the checkpoint,
-// load segments, recover (normal when no `abort` file, abnormal otherwise — see
-// docs/durability.md), make the recovered data durable, create `abort`, start services.
-// Close: stop services, flush everything, write the checkpoint, and remove `abort` only if
-// the store is still healthy. Destroying a store without Close() is like a crash: the
-// `abort` file stays and the next Open recovers abnormally.
+// Open: lock the directory (`lock`), read the checkpoint, load segments and consume
+// queues, recover (normal without `abort`, abnormal with it; docs/durability.md), make
+// the recovered data durable, re-dispatch what the consume queues lack and wait until the
+// dispatcher has caught up, create `abort`, start the services. Open returns a store that
+// is ready: every recovered message is reachable through its consume queue.
+// Close: stop services, let the dispatcher finish, flush the commit log and the consume
+// queues, write the checkpoint, and remove `abort` only if the store is healthy and
+// nothing is left undispatched. Destroying a store without Close() is like a crash.
 //
 // Durability when PutMessage returns PUT_OK:
-//   ASYNC_FLUSH: the record is in the page cache: it survives a process crash, and reaches
+//   ASYNC_FLUSH: the record is in the page cache: it survives a process crash and reaches
 //     the disk within the flush interval (500 ms with >= 16 KiB dirty, else <= 10 s).
-//   SYNC_FLUSH with wait_for_flush: the record is on disk (group commit); a flush that
-//     takes longer than sync_flush_timeout_ms answers FLUSH_DISK_TIMEOUT (stored, late),
-//     and a failed flush answers UNKNOWN_ERROR and makes the store refuse writes.
-//   SYNC_FLUSH without wait (WAIT=false): as ASYNC_FLUSH, flushed within ~10 ms.
+//   SYNC_FLUSH with wait_for_flush: the record is on disk (group commit); a flush slower
+//     than sync_flush_timeout_ms answers FLUSH_DISK_TIMEOUT (stored, late); a failed
+//     flush answers UNKNOWN_ERROR and the store refuses writes from then on.
+// Visibility: a message becomes readable through GetMessage once dispatched — at once
+// under ASYNC_FLUSH, once durable under SYNC_FLUSH.
 //
-// Thread-safety: PutMessage/Read* from any number of threads; Open/Close from one owner.
-// Ownership: `fs` and `clock` must outlive the store.
+// Thread-safety: PutMessage, GetMessage and the queries from any number of threads;
+// Open/Close from one owner. Ownership: `fs` and `clock` must outlive the store.
 #pragma once
 
 #include <memory>
@@ -38,8 +41,11 @@
 #include "store/checkpoint/checkpoint.h"
 #include "store/commitlog/commit_log.h"
 #include "store/common/store_health.h"
+#include "store/consume_queue/consume_queue_table.h"
+#include "store/dispatch/dispatcher.h"
 #include "store/flush/async_flusher.h"
 #include "store/flush/group_commit.h"
+#include "store/get_message.h"
 #include "store/recovery/commit_log_recovery.h"
 #include "store/store_options.h"
 
@@ -53,18 +59,42 @@ class MessageStore {
   MessageStore(const MessageStore&) = delete;
   MessageStore& operator=(const MessageStore&) = delete;
 
+  // --- writes ---
   PutMessageResult PutMessage(const format::MessageToStore& message, bool wait_for_flush = true);
   PutMessageResult PutMessages(std::span<const format::MessageToStore> batch,
                                bool wait_for_flush = true);
 
+  // --- reads (get_message.h explains statuses) ---
+  GetMessageResult GetMessage(const GetMessageRequest& request) const;
+  QueueOffset GetMinOffsetInQueue(std::string_view topic, int32_t queue_id) const;
+  QueueOffset GetMaxOffsetInQueue(std::string_view topic, int32_t queue_id) const;
+  // First queue offset whose message was stored at or after `timestamp` (0 for no queue).
+  Result<QueueOffset> GetOffsetInQueueByTime(std::string_view topic, int32_t queue_id,
+                                             int64_t timestamp) const;
+  // Store time of the queue's first message; kNotFound for an empty queue.
+  Result<int64_t> GetEarliestMessageTime(std::string_view topic, int32_t queue_id) const;
+  // Store time of the message at `offset` of the queue.
+  Result<int64_t> GetMessageStoreTime(std::string_view topic, int32_t queue_id,
+                                      QueueOffset offset) const;
   // The raw record at a physical offset (a view; keeps its segment mapped).
   Result<CommitLogBytes> ReadRecord(PhysicalOffset offset) const {
     return commit_log_->ReadRecord(offset);
   }
+  PhysicalOffset MinPhysicalOffset() const { return commit_log_->MinOffset(); }
+  PhysicalOffset MaxPhysicalOffset() const { return commit_log_->MaxOffset(); }
 
-  // Steps of the background services, for tests that run without threads.
+  // Called on the dispatcher thread when a queue gets new messages (long polling).
+  void SetArrivalListener(Dispatcher::ArrivalListener listener);
+  // Bytes appended (or durable, under SYNC_FLUSH) but not yet dispatched.
+  int64_t DispatchBehindBytes() const;
+
+  // --- steps of the background services, for tests that run without threads ---
   Status RunFlushStep();
   Status RunPrepareStep() { return commit_log_->segments().PrepareNext(); }
+  // Dispatches everything visible. Returns the number of records dispatched.
+  Result<int64_t> RunDispatchStep();
+  // Flushes consume queues (thorough: all of them, then the checkpoint).
+  Status RunConsumeQueueFlushStep(bool thorough);
 
   Status Close();
 
@@ -72,8 +102,8 @@ class MessageStore {
   bool recovered_abnormally() const { return abnormal_; }
   const StoreHealth& health() const { return health_; }
   CommitLog& commit_log() { return *commit_log_; }
+  ConsumeQueueTable& consume_queues() { return *consume_queues_; }
   const StoreOptions& options() const { return options_; }
-  // Group-commit counters (SYNC_FLUSH): flushes done and waits served.
   int64_t sync_flush_count() const { return group_commit_ ? group_commit_->flush_count() : 0; }
   int64_t sync_wait_count() const { return group_commit_ ? group_commit_->wait_count() : 0; }
   int64_t sync_flush_nanos() const { return group_commit_ ? group_commit_->flush_nanos() : 0; }
@@ -81,10 +111,14 @@ class MessageStore {
  private:
   MessageStore(const StoreOptions& options, FileSystem& fs, Clock& clock);
   Status Recover();
-  Status RebuildQueueOffsets();
+  Status CatchUpDispatch();
+  void RebuildQueueOffsetTable();
   void StartServices();
   void StopServices();
+  PhysicalOffset DispatchLimit() const;
+  bool DispatchOnce();
   PutMessageResult AwaitDurability(PutMessageResult result, bool wait_for_flush);
+  Status WriteCheckpoint();
 
   const StoreOptions options_;
   FileSystem& fs_;
@@ -93,13 +127,19 @@ class MessageStore {
   std::unique_ptr<FileLock> lock_;
   std::unique_ptr<Checkpoint> checkpoint_;
   std::unique_ptr<CommitLog> commit_log_;
+  std::unique_ptr<ConsumeQueueTable> consume_queues_;
+  std::unique_ptr<Dispatcher> dispatcher_;
   std::unique_ptr<AsyncFlusher> async_flusher_;
   std::unique_ptr<GroupCommit> group_commit_;
   std::unique_ptr<ServiceRunner> flush_runner_;
   std::unique_ptr<ServiceRunner> prepare_runner_;
+  std::unique_ptr<ServiceRunner> cq_flush_runner_;
+  std::unique_ptr<WakeableRunner> dispatch_runner_;
   CommitLogRecoveryReport recovery_report_;
   bool abnormal_ = false;
   bool closed_ = false;
+  int consecutive_dispatch_failures_ = 0;  // dispatcher thread only
+  int64_t last_thorough_cq_flush_ms_ = 0;  // cq flush thread only
 };
 
 }  // namespace rocketstore

@@ -27,6 +27,11 @@ struct StoreOptions {
   FlushMethod sync_flush_method = FlushMethod::kFdatasync;
   AsyncFlusher::Options async_flush;  // flushIntervalCommitLog etc.
   bool check_crc_on_recover = true;   // checkCRCOnRecover
+  // mappedFileSizeConsumeQueue / 20: units per ConsumeQueue file.
+  int64_t consume_queue_units_per_file = 300000;
+  int64_t flush_consume_queue_interval_ms = 1000;            // flushIntervalConsumeQueue
+  int flush_consume_queue_least_pages = 2;                   // flushConsumeQueueLeastPages
+  int64_t flush_consume_queue_thorough_interval_ms = 60000;  // flushConsumeQueueThoroughInterval
   int64_t reserve_chunk_bytes = 16 << 20;
   // Pages faulted in ahead of the writer. -1 = automatic: 32 MiB under ASYNC_FLUSH, 0
   // under SYNC_FLUSH (prefaulted pages are dirty zeros that every fdatasync would write).

@@ -34,7 +34,7 @@
 //     OffsetByTime, RollNextFile. The writer publishes a unit with a release store of the
 //     file's committed position after writing all 20 bytes; readers look only below it,
 //     so they never see a torn unit.
-//   * One flusher: Flush, HasDirtyPages, FlushedStoreTimestamp.
+//   * One flusher: Flush, HasDirtyPages.
 //   * One cleaner: CorrectMinOffset, DeleteFilesBelow (serialised with the writer by an
 //     internal mutex).
 //   * Recover and TruncateDirty require no concurrent users (startup only).
@@ -69,8 +69,7 @@ inline constexpr char kConsumeQueueDirName[] = "consumequeue";
 Status ValidateTopicDirName(std::string_view topic);
 
 // `<root_dir>/consumequeue/<topic>/<queue_id>`. REQUIRES: ValidateTopicDirName(topic) ok.
-std::string ConsumeQueueDir(const std::string& root_dir, std::string_view topic,
-                            int32_t queue_id);
+std::string ConsumeQueueDir(const std::string& root_dir, std::string_view topic, int32_t queue_id);
 
 class ConsumeQueue {
  public:
@@ -116,15 +115,17 @@ class ConsumeQueue {
 
   const std::string& topic() const { return topic_; }
   int32_t queue_id() const { return queue_id_; }
-  const std::string& dir() const { return files_.dir(); }
+  const std::string& dir() const { return dir_; }
   int64_t units_per_file() const { return units_per_file_; }
-  size_t file_count() const { return files_.file_count(); }
+  size_t file_count() const { return queue()->file_count(); }
 
   // --- startup (no concurrent users) ---
   // Spec §3.4: scans from the third-last file; the queue ends after the last valid unit
-  // before the first invalid one. Later files are removed, the non-zero slots right after
-  // the end are zeroed (so a stale unit can never rejoin the queue), and the kept files of
-  // the scan are synced. Sets MinOffset past leading blank units and LastPhysicalEnd.
+  // before the first invalid one. Later files are removed, the run of non-zero slots
+  // starting at the end (a torn unit and what follows it) is zeroed so it can never rejoin
+  // the queue, and the kept files of the scan are synced. Sets MinOffset past leading
+  // blank units, and LastPhysicalEnd. Not handled (as in RocketMQ): valid-looking units
+  // beyond a run of zero slots (pages written back out of order before a power loss).
   Status Recover();
   // Spec §3.4 truncateDirtyLogicFiles: drops every unit whose record starts at or past
   // `commit_log_end` (whole files when their first unit does), zeroing the dropped units
@@ -134,14 +135,13 @@ class ConsumeQueue {
   // --- writer ---
   // Appends unit `queue_offset` = (offset, size, tags_code) (spec §3.2). OK without effect
   // when offset + size <= LastPhysicalEnd() or the position is already written. The first
-  // unit of an empty queue may have any queue offset k: its file is created and pre-filled
-  // with blank units up to k, and MinOffset() becomes k. kFailedPrecondition for a gap
+  // unit of a queue without units may have any queue offset k >= MaxOffset(): its file is
+  // created (or reused) and pre-filled with blank units up to k, and MinOffset() becomes
+  // k. kFailedPrecondition for a gap
   // (queue_offset > MaxOffset()) or a record starting before LastPhysicalEnd();
   // kInvalidArgument for offset < 0, size <= 0 or queue_offset < 0; kNoSpace/kIOError
   // from creating or reserving the file (nothing is published; retrying is safe).
-  // `store_timestamp` only feeds FlushedStoreTimestamp().
-  Status PutUnit(PhysicalOffset offset, int32_t size, int64_t tags_code,
-                 QueueOffset queue_offset, int64_t store_timestamp = 0);
+  Status PutUnit(PhysicalOffset offset, int32_t size, int64_t tags_code, QueueOffset queue_offset);
   // RocketMQ's initializeWithOffset: removes every file and restarts the (empty) queue at
   // `offset` (pre-filled), with MinOffset() == MaxOffset() == offset; flushed on return.
   Status InitializeWithOffset(QueueOffset offset);
@@ -176,9 +176,7 @@ class ConsumeQueue {
   // sticky for the caller: nothing past the failed file counts as flushed.
   Result<PhysicalOffset> Flush(FlushMethod method);
   // Whether at least `least_pages` 4 KiB pages are unflushed (any unit when 0).
-  bool HasDirtyPages(int least_pages) const { return files_.HasDirtyPages(least_pages); }
-  // store_timestamp of the last unit made durable by Flush() (0 if none).
-  int64_t FlushedStoreTimestamp() const { return files_.FlushedStoreTimestamp(); }
+  bool HasDirtyPages(int least_pages) const { return queue()->HasDirtyPages(least_pages); }
 
   // --- cleaner ---
   // Spec §3.3, 5.x correctMinOffset: MinOffset() becomes the first unit at or after the
@@ -189,7 +187,10 @@ class ConsumeQueue {
   void CorrectMinOffset(PhysicalOffset commit_log_min);
   // Spec §8.2: removes files from the oldest while the last unit of the file points below
   // `commit_log_min`, never the last file, then CorrectMinOffset(commit_log_min).
-  // Returns the error of a failed removal or reload; the queue stays usable.
+  // When it removes files it first flushes the queue and then reopens the remaining
+  // files (MappedFileQueue cannot drop leading files yet); readers are not disturbed.
+  // Returns the error of a failed flush, removal or reload; the queue stays usable and a
+  // retry completes the deletion.
   Status DeleteFilesBelow(PhysicalOffset commit_log_min);
 
   // Removes every file of the queue (the directory stays); the queue is then empty.
@@ -200,15 +201,16 @@ class ConsumeQueue {
                const Options& options);
 
   int64_t file_bytes() const { return units_per_file_ * kUnitSize; }
-  // One past the last published unit, in logical bytes.
-  int64_t MaxLogicBytes() const;
-  // The unit at logical byte offset `pos`, if its file is there and it is published.
-  bool ReadUnitAt(int64_t pos, Unit* unit) const;
+  // The current file list (see files_).
+  std::shared_ptr<MappedFileQueue> queue() const;
+  // One past the last published unit of `q`, in logical bytes.
+  static int64_t MaxLogicBytes(const MappedFileQueue& q);
+  // The unit at logical byte offset `pos` of `q`, if its file is there and it is published.
+  static bool ReadUnitAt(const MappedFileQueue& q, int64_t pos, Unit* unit);
 
-  // REQUIRES: write_mu_ held.
-  Status StartQueueLocked(int64_t start_pos, const Unit* unit, int64_t store_timestamp);
-  Status AppendLocked(const std::shared_ptr<MappedFile>& file, const Unit& unit,
-                      int64_t store_timestamp);
+  // REQUIRES: write_mu_ held (they use files_ directly).
+  Status StartQueueLocked(int64_t start_pos, const Unit* unit);
+  Status AppendLocked(const std::shared_ptr<MappedFile>& file, const Unit& unit);
   // Makes `end` the end of the queue (positions there, later files removed). A queue
   // without units keeps its first file, empty, so that its offset survives.
   Status SetEndLocked(int64_t end);
@@ -221,14 +223,20 @@ class ConsumeQueue {
   Status RemoveLeadingFilesLocked(size_t count);
 
   FileSystem& fs_;
+  const std::string dir_;
   const std::string topic_;
   const int32_t queue_id_;
   const int64_t units_per_file_;
-  MappedFileQueue files_;
+  const MappedFileQueue::Options queue_options_;
 
-  std::mutex write_mu_;     // serialises the writer, the cleaner and startup calls
-  bool recovered_ = false;  // GUARDED_BY(write_mu_)
-  std::atomic<int64_t> min_logic_offset_{0};    // logical bytes; only grows except resets
+  std::mutex write_mu_;  // serialises the writer, the cleaner and the startup calls
+  // The segment files. The pointer is replaced only when leading files are deleted, with
+  // write_mu_ AND queue_mu_ held: code holding write_mu_ may use it directly; everyone
+  // else copies it under queue_mu_ (queue()) and keeps using that copy.
+  mutable std::mutex queue_mu_;
+  std::shared_ptr<MappedFileQueue> files_;
+  bool recovered_ = false;                      // GUARDED_BY(write_mu_)
+  std::atomic<int64_t> min_logic_offset_{0};    // logical bytes (RocketMQ's minLogicOffset)
   std::atomic<int64_t> max_physic_offset_{-1};  // LastPhysicalEnd()
 };
 

@@ -64,6 +64,7 @@ Result<int64_t> Dispatcher::RunOnce(PhysicalOffset limit, int64_t max_records) {
       ++done;
       dispatched_.store((pos + static_cast<int64_t>(at)).value(), std::memory_order_release);
       records_.fetch_add(1, std::memory_order_relaxed);
+      last_store_timestamp_.store(request.store_timestamp, std::memory_order_release);
       const int tx = request.TransactionType();
       if (listener_ && (tx == format::kTransactionNotType || tx == format::kTransactionCommit)) {
         listener_(request.topic, request.queue_id, request.queue_offset + 1);

@@ -64,6 +64,10 @@ class Dispatcher {
     return std::max<int64_t>(0, limit - dispatched_offset());
   }
   int64_t dispatched_records() const { return records_.load(std::memory_order_relaxed); }
+  // Store timestamp of the last record dispatched (checkpoint logicsMsgTimestamp).
+  int64_t last_store_timestamp() const {
+    return last_store_timestamp_.load(std::memory_order_acquire);
+  }
 
   // Dispatches records in [dispatched, limit). Returns how many records it dispatched.
   // Stops at `max_records` to let the driver check for shutdown.
@@ -75,6 +79,7 @@ class Dispatcher {
   ArrivalListener listener_;
   std::atomic<int64_t> dispatched_{0};
   std::atomic<int64_t> records_{0};
+  std::atomic<int64_t> last_store_timestamp_{0};
 };
 
 }  // namespace rocketstore

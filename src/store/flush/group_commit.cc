@@ -20,8 +20,9 @@ void GroupCommit::LeadFlushLocked(std::unique_lock<std::mutex>& l) {
           "sync flush failed; the store stops accepting writes until restarted");
       health_.SetFatalIoError(error_);
     }
-  } else if (*flushed > durable_) {
-    durable_ = *flushed;
+  } else if (flushed->value() > durable_.load(std::memory_order_relaxed)) {
+    durable_.store(flushed->value(), std::memory_order_release);
+    if (on_durable_) on_durable_();
   }
   cv_.notify_all();
 }
@@ -41,7 +42,7 @@ Status GroupCommit::WaitDurable(PhysicalOffset end) {
                               " was not flushed within " + std::to_string(options_.timeout_ms) +
                               " ms (the message is stored)");
     }
-    if (durable_ >= end) return Status::OK();
+    if (durable_.load(std::memory_order_acquire) >= end.value()) return Status::OK();
     if (!flushing_) {
       LeadFlushLocked(l);
       continue;
@@ -60,12 +61,11 @@ Status GroupCommit::RunOnce() {
 
 void GroupCommit::SetDurableOffset(PhysicalOffset offset) {
   std::lock_guard<std::mutex> l(mu_);
-  durable_ = offset;
+  durable_.store(offset.value(), std::memory_order_release);
 }
 
 PhysicalOffset GroupCommit::durable_offset() const {
-  std::lock_guard<std::mutex> l(mu_);
-  return durable_;
+  return PhysicalOffset(durable_.load(std::memory_order_acquire));
 }
 
 int64_t GroupCommit::flush_count() const {

@@ -21,8 +21,10 @@
 // Thread-safety: all methods from any thread. Ownership: `segments`, `health` outlive it.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 
 #include "base/offsets.h"
@@ -51,6 +53,10 @@ class GroupCommit {
   // Flushes whatever is written but not durable. Returns the sticky error if any.
   Status RunOnce();
 
+  // Called (on the flushing thread) after a flush made more data durable: the dispatcher
+  // uses it to expose newly durable messages under SYNC_FLUSH. Set before use.
+  void SetDurableListener(std::function<void()> listener) { on_durable_ = std::move(listener); }
+
   // What is known durable without flushing (the recovered end at startup).
   void SetDurableOffset(PhysicalOffset offset);
   PhysicalOffset durable_offset() const;
@@ -69,10 +75,11 @@ class GroupCommit {
 
   mutable std::mutex mu_;
   std::condition_variable cv_;
-  bool flushing_ = false;   // GUARDED_BY(mu_)
-  PhysicalOffset durable_;  // GUARDED_BY(mu_)
-  Status error_;            // GUARDED_BY(mu_), sticky
-  int64_t flushes_ = 0;     // GUARDED_BY(mu_)
+  bool flushing_ = false;            // GUARDED_BY(mu_)
+  std::atomic<int64_t> durable_{0};  // written under mu_, read lock-free
+  std::function<void()> on_durable_;
+  Status error_;             // GUARDED_BY(mu_), sticky
+  int64_t flushes_ = 0;      // GUARDED_BY(mu_)
   int64_t waits_ = 0;        // GUARDED_BY(mu_)
   int64_t flush_nanos_ = 0;  // GUARDED_BY(mu_)
 };

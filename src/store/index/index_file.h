@@ -65,8 +65,7 @@ class IndexFile {
   // the caller syncs `dir`) and maps it. The header starts from the previous file's end
   // values, each applied only when > 0, as RocketMQ does. kAlreadyExists if it exists.
   static Result<std::unique_ptr<IndexFile>> Create(FileSystem& fs, const std::string& dir,
-                                                   const std::string& name,
-                                                   const Options& options,
+                                                   const std::string& name, const Options& options,
                                                    int64_t prev_end_phy_offset,
                                                    int64_t prev_end_timestamp);
 
@@ -167,7 +166,7 @@ class IndexFile {
   size_t reserved_ = 0;  // bytes [0, reserved_) hold disk blocks
 
   std::mutex flush_mu_;
-  std::atomic<bool> header_dirty_{false};         // header/slots changed since the flush
+  std::atomic<bool> header_dirty_{false};  // header/slots changed since the flush
   std::atomic<int32_t> flushed_count_{format::kIndexFirstEntry};  // entries below are durable
 };
 

@@ -1,0 +1,163 @@
+#include "store/consume_queue/consume_queue_table.h"
+
+#include <algorithm>
+#include <limits>
+#include <vector>
+
+#include "store/format/message_record.h"
+
+namespace rocketstore {
+namespace {
+
+// A queue directory name: the decimal form of a non-negative int32, exactly as
+// std::to_string writes it (so the name maps back to the same directory).
+bool ParseQueueId(const std::string& name, int32_t* id) {
+  if (name.empty() || name.size() > 10) return false;
+  int64_t v = 0;
+  for (char c : name) {
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + (c - '0');
+  }
+  if (v > std::numeric_limits<int32_t>::max()) return false;
+  if (std::to_string(v) != name) return false;  // leading zeros
+  *id = static_cast<int32_t>(v);
+  return true;
+}
+
+bool IsDirectory(FileSystem& fs, const std::string& path) {
+  Result<FileInfo> info = fs.Stat(path);
+  return info.ok() && info->is_directory;
+}
+
+}  // namespace
+
+ConsumeQueueTable::ConsumeQueueTable(FileSystem& fs, std::string root_dir,
+                                     const ConsumeQueue::Options& options)
+    : fs_(fs), root_dir_(std::move(root_dir)), options_(options) {}
+
+Result<std::unique_ptr<ConsumeQueueTable>> ConsumeQueueTable::Open(
+    FileSystem& fs, std::string root_dir, const ConsumeQueue::Options& options) {
+  auto table =
+      std::unique_ptr<ConsumeQueueTable>(new ConsumeQueueTable(fs, std::move(root_dir), options));
+  RS_RETURN_IF_ERROR(table->LoadAll());
+  return table;
+}
+
+Status ConsumeQueueTable::LoadAll() {
+  const std::string base = JoinPath(root_dir_, kConsumeQueueDirName);
+  RS_RETURN_IF_ERROR(fs_.CreateDirs(base));
+  RS_ASSIGN_OR_RETURN(std::vector<std::string> topics, fs_.ListDir(base));
+  std::map<std::string, QueueMap, std::less<>> loaded;
+  for (const std::string& topic : topics) {
+    const std::string topic_dir = JoinPath(base, topic);
+    if (!ValidateTopicDirName(topic).ok() || !IsDirectory(fs_, topic_dir)) continue;
+    RS_ASSIGN_OR_RETURN(std::vector<std::string> ids, fs_.ListDir(topic_dir));
+    for (const std::string& name : ids) {
+      int32_t queue_id = 0;
+      if (!ParseQueueId(name, &queue_id) || !IsDirectory(fs_, JoinPath(topic_dir, name))) continue;
+      RS_ASSIGN_OR_RETURN(std::unique_ptr<ConsumeQueue> cq,
+                          ConsumeQueue::Open(fs_, root_dir_, topic, queue_id, options_));
+      loaded[topic][queue_id] = std::move(cq);
+    }
+  }
+  std::unique_lock<std::shared_mutex> l(mu_);
+  topics_ = std::move(loaded);
+  return Status::OK();
+}
+
+std::shared_ptr<ConsumeQueue> ConsumeQueueTable::Find(std::string_view topic,
+                                                      int32_t queue_id) const {
+  std::shared_lock<std::shared_mutex> l(mu_);
+  auto t = topics_.find(topic);
+  if (t == topics_.end()) return nullptr;
+  auto q = t->second.find(queue_id);
+  return q == t->second.end() ? nullptr : q->second;
+}
+
+Result<std::shared_ptr<ConsumeQueue>> ConsumeQueueTable::FindOrCreate(std::string_view topic,
+                                                                      int32_t queue_id) {
+  if (auto cq = Find(topic, queue_id)) return cq;
+  RS_RETURN_IF_ERROR(ValidateTopicDirName(topic));
+  if (queue_id < 0) return InvalidArgument("negative queue id " + std::to_string(queue_id));
+  std::lock_guard<std::mutex> create(create_mu_);
+  if (auto cq = Find(topic, queue_id)) return cq;  // another thread created it meanwhile
+  RS_ASSIGN_OR_RETURN(std::unique_ptr<ConsumeQueue> opened,
+                      ConsumeQueue::Open(fs_, root_dir_, topic, queue_id, options_));
+  std::shared_ptr<ConsumeQueue> cq = std::move(opened);
+  if (cq->file_count() > 0) {
+    // Files appeared that Open() at startup did not see (copied in by hand?): they must
+    // be recovered before use, like every loaded queue.
+    RS_RETURN_IF_ERROR(cq->Recover());
+  }
+  std::unique_lock<std::shared_mutex> l(mu_);
+  auto t = topics_.find(topic);
+  if (t == topics_.end()) t = topics_.emplace(std::string(topic), QueueMap()).first;
+  t->second[queue_id] = cq;
+  return cq;
+}
+
+Status ConsumeQueueTable::ForEach(const std::function<Status(ConsumeQueue&)>& fn) const {
+  std::vector<std::shared_ptr<ConsumeQueue>> queues;
+  {
+    std::shared_lock<std::shared_mutex> l(mu_);
+    for (const auto& [topic, by_id] : topics_) {
+      for (const auto& [id, cq] : by_id) queues.push_back(cq);
+    }
+  }
+  for (const auto& cq : queues) RS_RETURN_IF_ERROR(fn(*cq));
+  return Status::OK();
+}
+
+size_t ConsumeQueueTable::size() const {
+  std::shared_lock<std::shared_mutex> l(mu_);
+  size_t n = 0;
+  for (const auto& [topic, by_id] : topics_) n += by_id.size();
+  return n;
+}
+
+Status ConsumeQueueTable::RecoverAll() {
+  return ForEach([](ConsumeQueue& cq) {
+    return cq.Recover().WithContext("recover consume queue " + cq.dir());
+  });
+}
+
+Status ConsumeQueueTable::TruncateDirtyAll(PhysicalOffset commit_log_end) {
+  return ForEach([&](ConsumeQueue& cq) {
+    return cq.TruncateDirty(commit_log_end).WithContext("truncate consume queue " + cq.dir());
+  });
+}
+
+PhysicalOffset ConsumeQueueTable::MaxPhysicalEnd() const {
+  int64_t max = 0;
+  ForEach([&](ConsumeQueue& cq) {
+    max = std::max(max, cq.LastPhysicalEnd().value());
+    return Status::OK();
+  }).IgnoreError();  // the visitor never fails
+  return PhysicalOffset(max);
+}
+
+Status ConsumeQueueTable::FlushAll(int least_pages, FlushMethod method) {
+  Status first_error;
+  ForEach([&](ConsumeQueue& cq) {
+    if (!cq.HasDirtyPages(least_pages)) return Status::OK();
+    Result<PhysicalOffset> flushed = cq.Flush(method);
+    if (!flushed.ok() && first_error.ok()) {
+      first_error = flushed.status().WithContext("flush consume queue " + cq.dir());
+    }
+    return Status::OK();  // keep flushing the other queues
+  }).IgnoreError();
+  return first_error;
+}
+
+Status ConsumeQueueTable::Dispatch(const DispatchRequest& request) {
+  const int type = request.TransactionType();
+  if (type != format::kTransactionNotType && type != format::kTransactionCommit) {
+    return Status::OK();  // PREPARED and ROLLBACK records are not consumable
+  }
+  RS_ASSIGN_OR_RETURN(std::shared_ptr<ConsumeQueue> cq,
+                      FindOrCreate(request.topic, request.queue_id));
+  return cq->PutUnit(request.commit_log_offset, request.size, request.tags_code,
+                     request.queue_offset);
+}
+
+}  // namespace rocketstore
