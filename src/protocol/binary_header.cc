@@ -15,10 +15,10 @@ std::string N(size_t n) { return std::to_string(n); }
 
 // Reads the length field of a variable-size item at `pos` and checks it against the
 // configured limit and the bytes left before `end`.
-Status CheckLength(int64_t length, uint32_t limit, size_t pos, size_t end,
-                   std::string_view what) {
-  if (length < 0) return InvalidArgument("binary header: negative " + std::string(what) +
-                                         " length " + std::to_string(length));
+Status CheckLength(int64_t length, uint32_t limit, size_t pos, size_t end, std::string_view what) {
+  if (length < 0)
+    return InvalidArgument("binary header: negative " + std::string(what) + " length " +
+                           std::to_string(length));
   if (static_cast<uint64_t>(length) > limit) {
     return ResourceExhausted("binary header: " + std::string(what) + " of " +
                              std::to_string(length) + " bytes exceeds the limit of " +
@@ -83,8 +83,8 @@ Status DecodeBinaryHeader(std::span<const uint8_t> header, const Limits& limits,
   }
   const int32_t map_length = DecodeInt32BE(p + pos);
   pos += 4;
-  RS_RETURN_IF_ERROR(CheckLength(map_length, std::numeric_limits<uint32_t>::max(), pos, size,
-                                 "extFields map"));
+  RS_RETURN_IF_ERROR(
+      CheckLength(map_length, std::numeric_limits<uint32_t>::max(), pos, size, "extFields map"));
   const size_t end = pos + static_cast<size_t>(map_length);
   command->ext_fields.Clear();
   while (pos < end) {
@@ -106,8 +106,7 @@ Status DecodeBinaryHeader(std::span<const uint8_t> header, const Limits& limits,
     if (key.empty() || value.empty()) continue;  // Java reads a 0-length string as null
     command->ext_fields.Set(std::string(key), std::string(value));
     if (command->ext_fields.size() > limits.max_ext_fields) {
-      return ResourceExhausted("more than " + std::to_string(limits.max_ext_fields) +
-                               " extFields");
+      return ResourceExhausted("more than " + std::to_string(limits.max_ext_fields) + " extFields");
     }
   }
   // Bytes after the map are ignored, as Java does.

@@ -8,99 +8,178 @@ namespace rocketstore::protocol {
 
 std::string_view RequestCodeName(int32_t code) {
   switch (static_cast<RequestCode>(code)) {
-    case RequestCode::kSendMessage: return "SEND_MESSAGE";
-    case RequestCode::kPullMessage: return "PULL_MESSAGE";
-    case RequestCode::kQueryMessage: return "QUERY_MESSAGE";
-    case RequestCode::kQueryConsumerOffset: return "QUERY_CONSUMER_OFFSET";
-    case RequestCode::kUpdateConsumerOffset: return "UPDATE_CONSUMER_OFFSET";
-    case RequestCode::kUpdateAndCreateTopic: return "UPDATE_AND_CREATE_TOPIC";
-    case RequestCode::kSearchOffsetByTimestamp: return "SEARCH_OFFSET_BY_TIMESTAMP";
-    case RequestCode::kGetMaxOffset: return "GET_MAX_OFFSET";
-    case RequestCode::kGetMinOffset: return "GET_MIN_OFFSET";
-    case RequestCode::kGetEarliestMsgStoretime: return "GET_EARLIEST_MSG_STORETIME";
-    case RequestCode::kViewMessageById: return "VIEW_MESSAGE_BY_ID";
-    case RequestCode::kHeartBeat: return "HEART_BEAT";
-    case RequestCode::kUnregisterClient: return "UNREGISTER_CLIENT";
-    case RequestCode::kConsumerSendMsgBack: return "CONSUMER_SEND_MSG_BACK";
-    case RequestCode::kEndTransaction: return "END_TRANSACTION";
-    case RequestCode::kGetConsumerListByGroup: return "GET_CONSUMER_LIST_BY_GROUP";
-    case RequestCode::kCheckTransactionState: return "CHECK_TRANSACTION_STATE";
-    case RequestCode::kNotifyConsumerIdsChanged: return "NOTIFY_CONSUMER_IDS_CHANGED";
-    case RequestCode::kLockBatchMq: return "LOCK_BATCH_MQ";
-    case RequestCode::kUnlockBatchMq: return "UNLOCK_BATCH_MQ";
-    case RequestCode::kCheckClientConfig: return "CHECK_CLIENT_CONFIG";
-    case RequestCode::kPutKvConfig: return "PUT_KV_CONFIG";
-    case RequestCode::kGetKvConfig: return "GET_KV_CONFIG";
-    case RequestCode::kDeleteKvConfig: return "DELETE_KV_CONFIG";
-    case RequestCode::kRegisterBroker: return "REGISTER_BROKER";
-    case RequestCode::kUnregisterBroker: return "UNREGISTER_BROKER";
-    case RequestCode::kGetRouteinfoByTopic: return "GET_ROUTEINFO_BY_TOPIC";
-    case RequestCode::kGetBrokerClusterInfo: return "GET_BROKER_CLUSTER_INFO";
-    case RequestCode::kRegisterTopicInNamesrv: return "REGISTER_TOPIC_IN_NAMESRV";
-    case RequestCode::kResetConsumerClientOffset: return "RESET_CONSUMER_CLIENT_OFFSET";
-    case RequestCode::kGetConsumerStatusFromClient: return "GET_CONSUMER_STATUS_FROM_CLIENT";
-    case RequestCode::kGetConsumerRunningInfo: return "GET_CONSUMER_RUNNING_INFO";
-    case RequestCode::kConsumeMessageDirectly: return "CONSUME_MESSAGE_DIRECTLY";
-    case RequestCode::kSendMessageV2: return "SEND_MESSAGE_V2";
-    case RequestCode::kSendBatchMessage: return "SEND_BATCH_MESSAGE";
-    case RequestCode::kQueryDataVersion: return "QUERY_DATA_VERSION";
-    case RequestCode::kBrokerHeartbeat: return "BROKER_HEARTBEAT";
+    case RequestCode::kSendMessage:
+      return "SEND_MESSAGE";
+    case RequestCode::kPullMessage:
+      return "PULL_MESSAGE";
+    case RequestCode::kQueryMessage:
+      return "QUERY_MESSAGE";
+    case RequestCode::kQueryConsumerOffset:
+      return "QUERY_CONSUMER_OFFSET";
+    case RequestCode::kUpdateConsumerOffset:
+      return "UPDATE_CONSUMER_OFFSET";
+    case RequestCode::kUpdateAndCreateTopic:
+      return "UPDATE_AND_CREATE_TOPIC";
+    case RequestCode::kSearchOffsetByTimestamp:
+      return "SEARCH_OFFSET_BY_TIMESTAMP";
+    case RequestCode::kGetMaxOffset:
+      return "GET_MAX_OFFSET";
+    case RequestCode::kGetMinOffset:
+      return "GET_MIN_OFFSET";
+    case RequestCode::kGetEarliestMsgStoretime:
+      return "GET_EARLIEST_MSG_STORETIME";
+    case RequestCode::kViewMessageById:
+      return "VIEW_MESSAGE_BY_ID";
+    case RequestCode::kHeartBeat:
+      return "HEART_BEAT";
+    case RequestCode::kUnregisterClient:
+      return "UNREGISTER_CLIENT";
+    case RequestCode::kConsumerSendMsgBack:
+      return "CONSUMER_SEND_MSG_BACK";
+    case RequestCode::kEndTransaction:
+      return "END_TRANSACTION";
+    case RequestCode::kGetConsumerListByGroup:
+      return "GET_CONSUMER_LIST_BY_GROUP";
+    case RequestCode::kCheckTransactionState:
+      return "CHECK_TRANSACTION_STATE";
+    case RequestCode::kNotifyConsumerIdsChanged:
+      return "NOTIFY_CONSUMER_IDS_CHANGED";
+    case RequestCode::kLockBatchMq:
+      return "LOCK_BATCH_MQ";
+    case RequestCode::kUnlockBatchMq:
+      return "UNLOCK_BATCH_MQ";
+    case RequestCode::kCheckClientConfig:
+      return "CHECK_CLIENT_CONFIG";
+    case RequestCode::kPutKvConfig:
+      return "PUT_KV_CONFIG";
+    case RequestCode::kGetKvConfig:
+      return "GET_KV_CONFIG";
+    case RequestCode::kDeleteKvConfig:
+      return "DELETE_KV_CONFIG";
+    case RequestCode::kRegisterBroker:
+      return "REGISTER_BROKER";
+    case RequestCode::kUnregisterBroker:
+      return "UNREGISTER_BROKER";
+    case RequestCode::kGetRouteinfoByTopic:
+      return "GET_ROUTEINFO_BY_TOPIC";
+    case RequestCode::kGetBrokerClusterInfo:
+      return "GET_BROKER_CLUSTER_INFO";
+    case RequestCode::kRegisterTopicInNamesrv:
+      return "REGISTER_TOPIC_IN_NAMESRV";
+    case RequestCode::kResetConsumerClientOffset:
+      return "RESET_CONSUMER_CLIENT_OFFSET";
+    case RequestCode::kGetConsumerStatusFromClient:
+      return "GET_CONSUMER_STATUS_FROM_CLIENT";
+    case RequestCode::kGetConsumerRunningInfo:
+      return "GET_CONSUMER_RUNNING_INFO";
+    case RequestCode::kConsumeMessageDirectly:
+      return "CONSUME_MESSAGE_DIRECTLY";
+    case RequestCode::kSendMessageV2:
+      return "SEND_MESSAGE_V2";
+    case RequestCode::kSendBatchMessage:
+      return "SEND_BATCH_MESSAGE";
+    case RequestCode::kQueryDataVersion:
+      return "QUERY_DATA_VERSION";
+    case RequestCode::kBrokerHeartbeat:
+      return "BROKER_HEARTBEAT";
   }
   return "";
 }
 
 std::string_view ResponseCodeName(int32_t code) {
   switch (static_cast<ResponseCode>(code)) {
-    case ResponseCode::kSuccess: return "SUCCESS";
-    case ResponseCode::kSystemError: return "SYSTEM_ERROR";
-    case ResponseCode::kSystemBusy: return "SYSTEM_BUSY";
-    case ResponseCode::kRequestCodeNotSupported: return "REQUEST_CODE_NOT_SUPPORTED";
-    case ResponseCode::kTransactionFailed: return "TRANSACTION_FAILED";
-    case ResponseCode::kFlushDiskTimeout: return "FLUSH_DISK_TIMEOUT";
-    case ResponseCode::kSlaveNotAvailable: return "SLAVE_NOT_AVAILABLE";
-    case ResponseCode::kFlushSlaveTimeout: return "FLUSH_SLAVE_TIMEOUT";
-    case ResponseCode::kMessageIllegal: return "MESSAGE_ILLEGAL";
-    case ResponseCode::kServiceNotAvailable: return "SERVICE_NOT_AVAILABLE";
-    case ResponseCode::kVersionNotSupported: return "VERSION_NOT_SUPPORTED";
-    case ResponseCode::kNoPermission: return "NO_PERMISSION";
-    case ResponseCode::kTopicNotExist: return "TOPIC_NOT_EXIST";
-    case ResponseCode::kTopicExistAlready: return "TOPIC_EXIST_ALREADY";
-    case ResponseCode::kPullNotFound: return "PULL_NOT_FOUND";
-    case ResponseCode::kPullRetryImmediately: return "PULL_RETRY_IMMEDIATELY";
-    case ResponseCode::kPullOffsetMoved: return "PULL_OFFSET_MOVED";
-    case ResponseCode::kQueryNotFound: return "QUERY_NOT_FOUND";
-    case ResponseCode::kSubscriptionParseFailed: return "SUBSCRIPTION_PARSE_FAILED";
-    case ResponseCode::kSubscriptionNotExist: return "SUBSCRIPTION_NOT_EXIST";
-    case ResponseCode::kSubscriptionNotLatest: return "SUBSCRIPTION_NOT_LATEST";
-    case ResponseCode::kSubscriptionGroupNotExist: return "SUBSCRIPTION_GROUP_NOT_EXIST";
-    case ResponseCode::kFilterDataNotExist: return "FILTER_DATA_NOT_EXIST";
-    case ResponseCode::kFilterDataNotLatest: return "FILTER_DATA_NOT_LATEST";
-    case ResponseCode::kInvalidParameter: return "INVALID_PARAMETER";
-    case ResponseCode::kTransactionShouldCommit: return "TRANSACTION_SHOULD_COMMIT";
-    case ResponseCode::kTransactionShouldRollback: return "TRANSACTION_SHOULD_ROLLBACK";
-    case ResponseCode::kTransactionStateUnknow: return "TRANSACTION_STATE_UNKNOW";
-    case ResponseCode::kNoBuyerId: return "NO_BUYER_ID";
-    case ResponseCode::kNotInCurrentUnit: return "NOT_IN_CURRENT_UNIT";
-    case ResponseCode::kConsumerNotOnline: return "CONSUMER_NOT_ONLINE";
-    case ResponseCode::kConsumeMsgTimeout: return "CONSUME_MSG_TIMEOUT";
-    case ResponseCode::kNoMessage: return "NO_MESSAGE";
-    case ResponseCode::kPollingFull: return "POLLING_FULL";
-    case ResponseCode::kPollingTimeout: return "POLLING_TIMEOUT";
-    case ResponseCode::kBrokerNotExist: return "BROKER_NOT_EXIST";
-    case ResponseCode::kBrokerDispatchNotComplete: return "BROKER_DISPATCH_NOT_COMPLETE";
-    case ResponseCode::kBroadcastConsumption: return "BROADCAST_CONSUMPTION";
-    case ResponseCode::kFlowControl: return "FLOW_CONTROL";
-    case ResponseCode::kNotLeaderForQueue: return "NOT_LEADER_FOR_QUEUE";
-    case ResponseCode::kIllegalOperation: return "ILLEGAL_OPERATION";
-    case ResponseCode::kGoAway: return "GO_AWAY";
+    case ResponseCode::kSuccess:
+      return "SUCCESS";
+    case ResponseCode::kSystemError:
+      return "SYSTEM_ERROR";
+    case ResponseCode::kSystemBusy:
+      return "SYSTEM_BUSY";
+    case ResponseCode::kRequestCodeNotSupported:
+      return "REQUEST_CODE_NOT_SUPPORTED";
+    case ResponseCode::kTransactionFailed:
+      return "TRANSACTION_FAILED";
+    case ResponseCode::kFlushDiskTimeout:
+      return "FLUSH_DISK_TIMEOUT";
+    case ResponseCode::kSlaveNotAvailable:
+      return "SLAVE_NOT_AVAILABLE";
+    case ResponseCode::kFlushSlaveTimeout:
+      return "FLUSH_SLAVE_TIMEOUT";
+    case ResponseCode::kMessageIllegal:
+      return "MESSAGE_ILLEGAL";
+    case ResponseCode::kServiceNotAvailable:
+      return "SERVICE_NOT_AVAILABLE";
+    case ResponseCode::kVersionNotSupported:
+      return "VERSION_NOT_SUPPORTED";
+    case ResponseCode::kNoPermission:
+      return "NO_PERMISSION";
+    case ResponseCode::kTopicNotExist:
+      return "TOPIC_NOT_EXIST";
+    case ResponseCode::kTopicExistAlready:
+      return "TOPIC_EXIST_ALREADY";
+    case ResponseCode::kPullNotFound:
+      return "PULL_NOT_FOUND";
+    case ResponseCode::kPullRetryImmediately:
+      return "PULL_RETRY_IMMEDIATELY";
+    case ResponseCode::kPullOffsetMoved:
+      return "PULL_OFFSET_MOVED";
+    case ResponseCode::kQueryNotFound:
+      return "QUERY_NOT_FOUND";
+    case ResponseCode::kSubscriptionParseFailed:
+      return "SUBSCRIPTION_PARSE_FAILED";
+    case ResponseCode::kSubscriptionNotExist:
+      return "SUBSCRIPTION_NOT_EXIST";
+    case ResponseCode::kSubscriptionNotLatest:
+      return "SUBSCRIPTION_NOT_LATEST";
+    case ResponseCode::kSubscriptionGroupNotExist:
+      return "SUBSCRIPTION_GROUP_NOT_EXIST";
+    case ResponseCode::kFilterDataNotExist:
+      return "FILTER_DATA_NOT_EXIST";
+    case ResponseCode::kFilterDataNotLatest:
+      return "FILTER_DATA_NOT_LATEST";
+    case ResponseCode::kInvalidParameter:
+      return "INVALID_PARAMETER";
+    case ResponseCode::kTransactionShouldCommit:
+      return "TRANSACTION_SHOULD_COMMIT";
+    case ResponseCode::kTransactionShouldRollback:
+      return "TRANSACTION_SHOULD_ROLLBACK";
+    case ResponseCode::kTransactionStateUnknow:
+      return "TRANSACTION_STATE_UNKNOW";
+    case ResponseCode::kNoBuyerId:
+      return "NO_BUYER_ID";
+    case ResponseCode::kNotInCurrentUnit:
+      return "NOT_IN_CURRENT_UNIT";
+    case ResponseCode::kConsumerNotOnline:
+      return "CONSUMER_NOT_ONLINE";
+    case ResponseCode::kConsumeMsgTimeout:
+      return "CONSUME_MSG_TIMEOUT";
+    case ResponseCode::kNoMessage:
+      return "NO_MESSAGE";
+    case ResponseCode::kPollingFull:
+      return "POLLING_FULL";
+    case ResponseCode::kPollingTimeout:
+      return "POLLING_TIMEOUT";
+    case ResponseCode::kBrokerNotExist:
+      return "BROKER_NOT_EXIST";
+    case ResponseCode::kBrokerDispatchNotComplete:
+      return "BROKER_DISPATCH_NOT_COMPLETE";
+    case ResponseCode::kBroadcastConsumption:
+      return "BROADCAST_CONSUMPTION";
+    case ResponseCode::kFlowControl:
+      return "FLOW_CONTROL";
+    case ResponseCode::kNotLeaderForQueue:
+      return "NOT_LEADER_FOR_QUEUE";
+    case ResponseCode::kIllegalOperation:
+      return "ILLEGAL_OPERATION";
+    case ResponseCode::kGoAway:
+      return "GO_AWAY";
   }
   return "";
 }
 
 namespace {
 constexpr std::array<std::string_view, 14> kLanguageNames = {
-    "JAVA", "CPP", "DOTNET", "PYTHON", "DELPHI", "ERLANG", "RUBY",
-    "OTHER", "HTTP", "GO", "PHP", "OMS", "RUST", "NODE_JS",
+    "JAVA",  "CPP",  "DOTNET", "PYTHON", "DELPHI", "ERLANG", "RUBY",
+    "OTHER", "HTTP", "GO",     "PHP",    "OMS",    "RUST",   "NODE_JS",
 };
 }  // namespace
 

@@ -27,8 +27,8 @@ Result<FrameDecodeResult> DecodeFrame(std::span<const uint8_t> buffer, const Lim
   if (length > MaxFrameLength(limits)) {
     return ResourceExhausted("frame length " + std::to_string(length) + " (int " +
                              std::to_string(static_cast<int32_t>(length)) +
-                             ") exceeds the limit of " +
-                             std::to_string(MaxFrameLength(limits)) + " bytes");
+                             ") exceeds the limit of " + std::to_string(MaxFrameLength(limits)) +
+                             " bytes");
   }
   if (length < 4) {
     return InvalidArgument("frame length " + std::to_string(length) +
@@ -60,8 +60,9 @@ Result<FrameDecodeResult> DecodeFrame(std::span<const uint8_t> buffer, const Lim
     RS_RETURN_IF_ERROR(internal::DecodeBinaryHeader(header, limits, &command));
     command.serialize_type = SerializeType::kRocketMq;
   }
-  const std::span<const uint8_t> body = buffer.subspan(
-      kFrameHeaderPrefixSize + header_length, result.frame_size - kFrameHeaderPrefixSize - header_length);
+  const std::span<const uint8_t> body =
+      buffer.subspan(kFrameHeaderPrefixSize + header_length,
+                     result.frame_size - kFrameHeaderPrefixSize - header_length);
   command.body.Assign(std::vector<uint8_t>(body.begin(), body.end()));
 
   result.complete = true;
@@ -107,13 +108,13 @@ Result<EncodedFrame> EncodeFrame(const RemotingCommand& command, const Limits& l
   const size_t length = 4 + header_length + command.body.size();
   if (length > MaxFrameLength(limits)) {
     return ResourceExhausted("encoded frame length " + std::to_string(length) +
-                             " exceeds the limit of " +
-                             std::to_string(MaxFrameLength(limits)) + " bytes");
+                             " exceeds the limit of " + std::to_string(MaxFrameLength(limits)) +
+                             " bytes");
   }
   EncodeFixed32BE(frame.head.data(), static_cast<uint32_t>(length));
-  EncodeFixed32BE(frame.head.data() + kLengthFieldSize,
-                  (static_cast<uint32_t>(command.serialize_type) << 24) |
-                      static_cast<uint32_t>(header_length));
+  EncodeFixed32BE(
+      frame.head.data() + kLengthFieldSize,
+      (static_cast<uint32_t>(command.serialize_type) << 24) | static_cast<uint32_t>(header_length));
   frame.body_parts = command.body.Parts();
   return frame;
 }

@@ -17,7 +17,8 @@
 // JSON header (type 0): one UTF-8 object; known keys "code", "language", "version",
 // "opaque", "flag", "remark", "extFields"; every other key ("serializeTypeCurrentRPC", ...)
 // is ignored, whatever its value. The parse is strict RFC 8259 (RapidJSON, UTF-8
-// validated, nothing but whitespace after the object) with these liberties, all Java's:
+// validated, nothing but whitespace after the object, no unpaired surrogate escapes)
+// with these liberties, all Java's:
 //   * code/version/opaque/flag: a JSON integer or a string holding a base-10 int32;
 //     null or absent means 0.
 //   * language: a name ("JAVA") or a number; unknown ones become OTHER; null/absent JAVA.
@@ -62,7 +63,7 @@
 namespace rocketstore::protocol {
 
 inline constexpr size_t kLengthFieldSize = 4;
-inline constexpr size_t kFrameHeaderPrefixSize = 8;  // length + typeAndHeaderLength
+inline constexpr size_t kFrameHeaderPrefixSize = 8;     // length + typeAndHeaderLength
 inline constexpr uint32_t kMaxHeaderLength = 0xFFFFFF;  // 24 bits
 inline constexpr uint32_t kDefaultMaxFrameLength = 16 * 1024 * 1024;  // Java frameMaxLength
 // Smallest binary header: code, language, version, opaque, flag, remarkLength,
@@ -76,10 +77,10 @@ struct Limits {
   // Largest value of the length field (bytes after it). Clamped to INT32_MAX.
   uint32_t max_frame_length = kDefaultMaxFrameLength;
   uint32_t max_ext_fields = 1024;
-  uint32_t max_key_length = 4096;         // bytes of one extFields name
-  uint32_t max_value_length = 1 << 20;    // bytes of one extFields value
-  uint32_t max_remark_length = 1 << 20;   // bytes of the remark
-  uint32_t max_json_depth = 32;           // nesting inside ignored JSON keys
+  uint32_t max_key_length = 4096;        // bytes of one extFields name
+  uint32_t max_value_length = 1 << 20;   // bytes of one extFields value
+  uint32_t max_remark_length = 1 << 20;  // bytes of the remark
+  uint32_t max_json_depth = 32;          // JSON nesting (values of ignored keys); <= 128
 };
 
 struct FrameDecodeResult {
@@ -120,7 +121,6 @@ struct EncodedFrame {
 // limits.max_frame_length or the header 24 bits (kResourceExhausted); a binary header
 // cannot represent a code or version outside int16 or a name longer than 32767 bytes
 // (kInvalidArgument). Only limits.max_frame_length is consulted.
-Result<EncodedFrame> EncodeFrame(const RemotingCommand& command,
-                                 const Limits& limits = Limits());
+Result<EncodedFrame> EncodeFrame(const RemotingCommand& command, const Limits& limits = Limits());
 
 }  // namespace rocketstore::protocol

@@ -4,19 +4,24 @@
 // RapidJSON is used through its SAX Reader only. It reports every input error through
 // ParseResult and the handler's return value; it throws only if RAPIDJSON_ASSERT is
 // redefined to throw, which the guard below forbids (and our handler never misuses the
-// API that its assertions check). The parse is iterative, so hostile nesting cannot
-// exhaust the stack, and numbers arrive as their source text, so 64-bit values keep
-// their exact digits.
+// API that its assertions check). Numbers arrive as their source text, so 64-bit values
+// keep their exact digits.
+//
+// The parse is in situ (on a copy of the header) and recursive. In situ, RapidJSON 1.1.0
+// never touches its internal stack, whose first push computes `nullptr + n` (undefined
+// behaviour that UBSan reports; the iterative parser always pushes). Recursion is bounded
+// because the handler refuses to open more than kMaxJsonDepthCap nested values.
 #ifdef RAPIDJSON_ASSERT
 #error "protocol/ needs RapidJSON's default RAPIDJSON_ASSERT: errors must not be thrown"
 #endif
 
 #include <rapidjson/error/en.h>
-#include <rapidjson/memorystream.h>
 #include <rapidjson/reader.h>
 
-#include <cstdio>
+#include <algorithm>
+#include <cstddef>
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -26,12 +31,24 @@ namespace rocketstore::protocol::internal {
 
 namespace {
 
-constexpr unsigned kParseFlags = rapidjson::kParseValidateEncodingFlag |
-                                 rapidjson::kParseIterativeFlag |
+constexpr unsigned kParseFlags = rapidjson::kParseInsituFlag |
+                                 rapidjson::kParseValidateEncodingFlag |
                                  rapidjson::kParseNumbersAsStringsFlag;
+// Upper bound on Limits::max_json_depth: the recursive parser's stack use.
+constexpr uint32_t kMaxJsonDepthCap = 128;
 
 // The top-level key whose value comes next.
-enum class Slot { kNone, kCode, kLanguage, kVersion, kOpaque, kFlag, kRemark, kExtFields, kIgnored };
+enum class Slot {
+  kNone,
+  kCode,
+  kLanguage,
+  kVersion,
+  kOpaque,
+  kFlag,
+  kRemark,
+  kExtFields,
+  kIgnored
+};
 
 enum class Kind { kNull, kBool, kNumber, kString };
 
@@ -95,10 +112,12 @@ class HeaderHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Hea
     return Scalar(Kind::kNumber, {s, n});
   }
   bool String(const char* s, rapidjson::SizeType n, bool /*copy*/) {
+    if (HasEncodedSurrogate({s, n})) return LoneSurrogate();
     return Scalar(Kind::kString, {s, n});
   }
 
   bool Key(const char* s, rapidjson::SizeType n, bool /*copy*/) {
+    if (HasEncodedSurrogate({s, n})) return LoneSurrogate();
     if (skip_ > 0) return true;
     if (level_ == 1) {
       slot_ = SlotFor({s, n});
@@ -119,7 +138,8 @@ class HeaderHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Hea
       level_ = 1;
       return true;
     }
-    if (level_ == 2) return Fail(InvalidArgument("extFields value of <" + ext_key_ + "> is an object"));
+    if (level_ == 2)
+      return Fail(InvalidArgument("extFields value of <" + ext_key_ + "> is an object"));
     const Slot slot = slot_;
     slot_ = Slot::kNone;
     if (slot == Slot::kExtFields) {
@@ -128,8 +148,8 @@ class HeaderHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Hea
       return true;
     }
     if (slot == Slot::kIgnored) return Nest();
-    return Fail(InvalidArgument("header field \"" + std::string(SlotName(slot)) +
-                                "\" is an object"));
+    return Fail(
+        InvalidArgument("header field \"" + std::string(SlotName(slot)) + "\" is an object"));
   }
 
   bool EndObject(rapidjson::SizeType /*members*/) {
@@ -144,12 +164,13 @@ class HeaderHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Hea
   bool StartArray() {
     if (skip_ > 0) return Nest();
     if (level_ == 0) return Fail(InvalidArgument("the header is not a JSON object"));
-    if (level_ == 2) return Fail(InvalidArgument("extFields value of <" + ext_key_ + "> is an array"));
+    if (level_ == 2)
+      return Fail(InvalidArgument("extFields value of <" + ext_key_ + "> is an array"));
     const Slot slot = slot_;
     slot_ = Slot::kNone;
     if (slot == Slot::kIgnored) return Nest();
-    return Fail(InvalidArgument("header field \"" + std::string(SlotName(slot)) +
-                                "\" is an array"));
+    return Fail(
+        InvalidArgument("header field \"" + std::string(SlotName(slot)) + "\" is an array"));
   }
 
   bool EndArray(rapidjson::SizeType /*elements*/) {
@@ -158,6 +179,20 @@ class HeaderHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Hea
   }
 
  private:
+  // RapidJSON 1.1.0 rejects a lone high-surrogate escape ("\ud800") but turns a lone low
+  // one ("\udc00") into the 3-byte encoding of the surrogate, which is not UTF-8. The
+  // input itself was validated, so such bytes can only come from an escape: reject them
+  // too, consistently.
+  static bool HasEncodedSurrogate(std::string_view text) {
+    for (size_t i = text.find('\xED'); i != std::string_view::npos; i = text.find('\xED', i + 1)) {
+      if (i + 1 < text.size() && static_cast<uint8_t>(text[i + 1]) >= 0xA0) return true;
+    }
+    return false;
+  }
+  bool LoneSurrogate() {
+    return Fail(InvalidArgument("malformed JSON header: unpaired UTF-16 surrogate escape"));
+  }
+
   bool Fail(Status s) {
     error_ = std::move(s);
     return false;
@@ -165,9 +200,10 @@ class HeaderHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Hea
 
   bool Nest() {
     ++skip_;
-    if (skip_ + 1 > limits_.max_json_depth) {
-      return Fail(ResourceExhausted("JSON header nested deeper than " +
-                                    std::to_string(limits_.max_json_depth) + " levels"));
+    const uint32_t max_depth = std::min(limits_.max_json_depth, kMaxJsonDepthCap);
+    if (skip_ + 1 > max_depth) {
+      return Fail(ResourceExhausted("JSON header nested deeper than " + std::to_string(max_depth) +
+                                    " levels"));
     }
     return true;
   }
@@ -255,14 +291,13 @@ class HeaderHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Hea
     }
     if (text.size() > limits_.max_value_length) {
       return Fail(ResourceExhausted("extFields value of <" + ext_key_ + "> has " +
-                                    std::to_string(text.size()) +
-                                    " bytes, over the limit of " +
+                                    std::to_string(text.size()) + " bytes, over the limit of " +
                                     std::to_string(limits_.max_value_length)));
     }
     command_->ext_fields.Set(ext_key_, std::string(text));
     if (command_->ext_fields.size() > limits_.max_ext_fields) {
-      return Fail(ResourceExhausted("more than " + std::to_string(limits_.max_ext_fields) +
-                                    " extFields"));
+      return Fail(
+          ResourceExhausted("more than " + std::to_string(limits_.max_ext_fields) + " extFields"));
     }
     return true;
   }
@@ -304,7 +339,15 @@ size_t Utf8SequenceLength(std::string_view text, size_t i) {
 
 Status DecodeJsonHeader(std::span<const uint8_t> header, const Limits& limits,
                         RemotingCommand* command) {
-  rapidjson::MemoryStream stream(reinterpret_cast<const char*>(header.data()), header.size());
+  // In-situ parsing decodes strings into this NUL-terminated copy. The extra NULs matter:
+  // RapidJSON 1.1.0's UTF-8 validation takes the continuation bytes a lead byte announces
+  // without looking for the end, so a 4-byte lead just before the end reads 3 bytes on.
+  constexpr size_t kPadding = 4;
+  std::string text;
+  text.reserve(header.size() + kPadding);
+  text.assign(reinterpret_cast<const char*>(header.data()), header.size());
+  text.append(kPadding - 1, '\0');  // plus the terminator std::string keeps
+  rapidjson::InsituStringStream stream(text.data());
   HeaderHandler handler(limits, command);
   rapidjson::Reader reader;
   const rapidjson::ParseResult parsed = reader.Parse<kParseFlags>(stream, handler);

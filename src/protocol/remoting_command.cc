@@ -27,8 +27,7 @@ Status NotAnInt(std::string_view name, std::string_view value, std::string_view 
 
 Result<int32_t> ToInt32(std::string_view name, std::string_view text) {
   const std::optional<int64_t> v = ParseJavaLong(text);
-  if (!v || *v < std::numeric_limits<int32_t>::min() ||
-      *v > std::numeric_limits<int32_t>::max()) {
+  if (!v || *v < std::numeric_limits<int32_t>::min() || *v > std::numeric_limits<int32_t>::max()) {
     return NotAnInt(name, text, "int");
   }
   return static_cast<int32_t>(*v);
@@ -88,8 +87,7 @@ void CommandBody::Assign(std::string_view bytes) {
   owned_.assign(bytes.begin(), bytes.end());
 }
 
-void CommandBody::AppendExternal(std::span<const uint8_t> part,
-                                 std::shared_ptr<const void> owner) {
+void CommandBody::AppendExternal(std::span<const uint8_t> part, std::shared_ptr<const void> owner) {
   if (owner) owners_.push_back(std::move(owner));
   if (part.empty()) return;
   external_.push_back(part);
@@ -230,17 +228,30 @@ RemotingCommand MakeRequest(int32_t code) {
   return cmd;
 }
 
-RemotingCommand MakeResponse(const RemotingCommand& request, int32_t code,
-                             std::optional<std::string> remark) {
+RemotingCommand MakeResponse(const RemotingCommand& request, int32_t code) {
   RemotingCommand cmd;
   cmd.code = code;
   cmd.language = kLocalLanguage;
   cmd.version = kLocalVersion;
   cmd.opaque = request.opaque;
   cmd.flag = kFlagResponse;
-  cmd.remark = std::move(remark);
   cmd.serialize_type = request.serialize_type;
   return cmd;
+}
+
+RemotingCommand MakeResponse(const RemotingCommand& request, int32_t code, std::string remark) {
+  RemotingCommand cmd = MakeResponse(request, code);
+  cmd.remark = std::move(remark);
+  return cmd;
+}
+
+RemotingCommand MakeResponse(const RemotingCommand& request, ResponseCode code) {
+  return MakeResponse(request, ToInt(code));
+}
+
+RemotingCommand MakeResponse(const RemotingCommand& request, ResponseCode code,
+                             std::string remark) {
+  return MakeResponse(request, ToInt(code), std::move(remark));
 }
 
 RemotingCommand MakeRequestCodeNotSupportedResponse(const RemotingCommand& request) {

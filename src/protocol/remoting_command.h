@@ -164,12 +164,11 @@ inline RemotingCommand MakeRequest(RequestCode code) { return MakeRequest(ToInt(
 // The response to `request`: same opaque and serialize type, flag = kFlagResponse (never
 // oneway), kLocalLanguage / kLocalVersion, no fields, no body. Whether to answer at all
 // is the caller's call: a oneway request (IsOneway) must get no response.
-RemotingCommand MakeResponse(const RemotingCommand& request, int32_t code,
-                             std::optional<std::string> remark = std::nullopt);
-inline RemotingCommand MakeResponse(const RemotingCommand& request, ResponseCode code,
-                                    std::optional<std::string> remark = std::nullopt) {
-  return MakeResponse(request, ToInt(code), std::move(remark));
-}
+// Without a remark argument the response has none (absent, not empty).
+RemotingCommand MakeResponse(const RemotingCommand& request, ResponseCode code);
+RemotingCommand MakeResponse(const RemotingCommand& request, ResponseCode code, std::string remark);
+RemotingCommand MakeResponse(const RemotingCommand& request, int32_t code);
+RemotingCommand MakeResponse(const RemotingCommand& request, int32_t code, std::string remark);
 // REQUEST_CODE_NOT_SUPPORTED with Java's remark " request type <code> not supported".
 RemotingCommand MakeRequestCodeNotSupportedResponse(const RemotingCommand& request);
 // SYSTEM_ERROR with remark = error.message() (e.g. a failed GetInt / RequireFields).

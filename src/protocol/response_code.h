@@ -15,22 +15,22 @@ namespace rocketstore::protocol {
 
 enum class ResponseCode : int32_t {
   kSuccess = 0,
-  kSystemError = 1,               // generic failure, bad/missing header field
-  kSystemBusy = 2,                // flow control; the client retries
-  kRequestCodeNotSupported = 3,   // remark " request type <code> not supported"
+  kSystemError = 1,              // generic failure, bad/missing header field
+  kSystemBusy = 2,               // flow control; the client retries
+  kRequestCodeNotSupported = 3,  // remark " request type <code> not supported"
   kTransactionFailed = 4,
-  kFlushDiskTimeout = 10,         // 10..12: the send SUCCEEDED, durability degraded
+  kFlushDiskTimeout = 10,  // 10..12: the send SUCCEEDED, durability degraded
   kSlaveNotAvailable = 11,
   kFlushSlaveTimeout = 12,
-  kMessageIllegal = 13,           // topic/properties/body too big, retry topic in batch
-  kServiceNotAvailable = 14,      // store shut down, disk full, slave
+  kMessageIllegal = 13,       // topic/properties/body too big, retry topic in batch
+  kServiceNotAvailable = 14,  // store shut down, disk full, slave
   kVersionNotSupported = 15,
   kNoPermission = 16,
   kTopicNotExist = 17,
   kTopicExistAlready = 18,
-  kPullNotFound = 19,             // no new message (after the long poll)
-  kPullRetryImmediately = 20,     // messages existed but none matched the filter
-  kPullOffsetMoved = 21,          // offset out of range; nextBeginOffset has the fix
+  kPullNotFound = 19,          // no new message (after the long poll)
+  kPullRetryImmediately = 20,  // messages existed but none matched the filter
+  kPullOffsetMoved = 21,       // offset out of range; nextBeginOffset has the fix
   kQueryNotFound = 22,
   kSubscriptionParseFailed = 23,
   kSubscriptionNotExist = 24,
@@ -38,7 +38,7 @@ enum class ResponseCode : int32_t {
   kSubscriptionGroupNotExist = 26,
   kFilterDataNotExist = 27,
   kFilterDataNotLatest = 28,
-  kInvalidParameter = 29,         // illegal topic name, queueId out of range
+  kInvalidParameter = 29,  // illegal topic name, queueId out of range
   kTransactionShouldCommit = 200,
   kTransactionShouldRollback = 201,
   kTransactionStateUnknow = 202,  // sic, as in Java
@@ -55,7 +55,7 @@ enum class ResponseCode : int32_t {
   kFlowControl = 215,
   kNotLeaderForQueue = 501,
   kIllegalOperation = 604,
-  kGoAway = 1500,                 // shutting down; only to clients newer than 5.3.1
+  kGoAway = 1500,  // shutting down; only to clients newer than 5.3.1
 };
 
 constexpr int32_t ToInt(ResponseCode code) { return static_cast<int32_t>(code); }

@@ -50,8 +50,17 @@ Result<std::unique_ptr<MessageStore>> MessageStore::Open(const StoreOptions& opt
   ConsumeQueue::Options cq;
   cq.units_per_file = options.consume_queue_units_per_file;
   RS_ASSIGN_OR_RETURN(s.consume_queues_, ConsumeQueueTable::Open(fs, root, cq));
-  s.dispatcher_ = std::make_unique<Dispatcher>(
-      *s.commit_log_, std::vector<CommitLogDispatcher*>{s.consume_queues_.get()});
+  std::vector<CommitLogDispatcher*> sinks{s.consume_queues_.get()};
+  if (options.message_index_enable) {
+    IndexOptions io;
+    io.dir = JoinPath(root, "index");
+    io.max_hash_slot_num = options.index_hash_slot_num;
+    io.max_index_num = options.index_num;
+    s.index_ = std::make_unique<IndexService>(fs, clock, io);
+    RS_RETURN_IF_ERROR(s.index_->Load().WithContext("loading index files"));
+    sinks.push_back(s.index_.get());
+  }
+  s.dispatcher_ = std::make_unique<Dispatcher>(*s.commit_log_, std::move(sinks));
 
   RS_RETURN_IF_ERROR(s.Recover());
   RS_RETURN_IF_ERROR(s.CatchUpDispatch());
@@ -134,6 +143,11 @@ Status MessageStore::Recover() {
     from = recovery_report_.scan_start;
   } else {
     from = std::min(consume_queues_->MaxPhysicalEnd(), end);
+  }
+  if (index_) {
+    // The index keeps every key it can prove complete and says where to resume.
+    RS_ASSIGN_OR_RETURN(IndexRecoveryReport ir, index_->RecoverTo(end, cp.index_msg_timestamp));
+    from = std::min(from, ir.last_indexed.value_or(commit_log_->MinOffset()));
   }
   from = std::max(from, commit_log_->MinOffset());
   dispatcher_->SetDispatchedOffset(from);
@@ -251,6 +265,10 @@ Status MessageStore::WriteCheckpoint() {
   const PhysicalOffset dispatched = dispatcher_->dispatched_offset();
   const int64_t logics_ts = dispatcher_->last_store_timestamp();
   RS_RETURN_IF_ERROR(consume_queues_->FlushAll(0));
+  if (index_) {
+    RS_RETURN_IF_ERROR(index_->Flush());
+    checkpoint_->SetIndexMsgTimestamp(index_->flushed_full_file_timestamp());
+  }
   const PhysicalOffset durable = commit_log_->FlushedOffset();
   checkpoint_->SetDurableCommitLogOffset(durable.value());
   checkpoint_->SetDispatchedCommitLogOffset(std::min(dispatched, durable).value());

@@ -46,6 +46,8 @@
 #include "store/flush/async_flusher.h"
 #include "store/flush/group_commit.h"
 #include "store/get_message.h"
+#include "store/index/index_service.h"
+#include "store/index/message_query.h"
 #include "store/recovery/commit_log_recovery.h"
 #include "store/store_options.h"
 
@@ -76,6 +78,13 @@ class MessageStore {
   // Store time of the message at `offset` of the queue.
   Result<int64_t> GetMessageStoreTime(std::string_view topic, int32_t queue_id,
                                       QueueOffset offset) const;
+  // Messages of `topic` carrying `key` (a KEYS token or the UNIQ_KEY) stored within
+  // [begin, end] ms, via the index; hash collisions are removed by comparing the real key.
+  Result<QueryMessageResult> QueryMessage(std::string_view topic, std::string_view key,
+                                          int max_num, int64_t begin, int64_t end) const;
+  // The message named by an offset msgId (32 or 56 hex characters).
+  Result<LoadedRecord> LookMessageByMsgId(std::string_view msg_id) const;
+
   // The raw record at a physical offset (a view; keeps its segment mapped).
   Result<CommitLogBytes> ReadRecord(PhysicalOffset offset) const {
     return commit_log_->ReadRecord(offset);
@@ -103,6 +112,7 @@ class MessageStore {
   const StoreHealth& health() const { return health_; }
   CommitLog& commit_log() { return *commit_log_; }
   ConsumeQueueTable& consume_queues() { return *consume_queues_; }
+  IndexService* index() { return index_.get(); }
   const StoreOptions& options() const { return options_; }
   int64_t sync_flush_count() const { return group_commit_ ? group_commit_->flush_count() : 0; }
   int64_t sync_wait_count() const { return group_commit_ ? group_commit_->wait_count() : 0; }
@@ -128,6 +138,7 @@ class MessageStore {
   std::unique_ptr<Checkpoint> checkpoint_;
   std::unique_ptr<CommitLog> commit_log_;
   std::unique_ptr<ConsumeQueueTable> consume_queues_;
+  std::unique_ptr<IndexService> index_;  // null when message_index_enable is false
   std::unique_ptr<Dispatcher> dispatcher_;
   std::unique_ptr<AsyncFlusher> async_flusher_;
   std::unique_ptr<GroupCommit> group_commit_;

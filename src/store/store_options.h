@@ -32,6 +32,9 @@ struct StoreOptions {
   int64_t flush_consume_queue_interval_ms = 1000;            // flushIntervalConsumeQueue
   int flush_consume_queue_least_pages = 2;                   // flushConsumeQueueLeastPages
   int64_t flush_consume_queue_thorough_interval_ms = 60000;  // flushConsumeQueueThoroughInterval
+  bool message_index_enable = true;                          // messageIndexEnable
+  int32_t index_hash_slot_num = 5000000;                     // maxHashSlotNum
+  int32_t index_num = 20000000;                              // maxIndexNum
   int64_t reserve_chunk_bytes = 16 << 20;
   // Pages faulted in ahead of the writer. -1 = automatic: 32 MiB under ASYNC_FLUSH, 0
   // under SYNC_FLUSH (prefaulted pages are dirty zeros that every fdatasync would write).

@@ -41,6 +41,9 @@ struct Scenario {
 
 StoreOptions Options(const Scenario& s) {
   StoreOptions o;
+  o.index_hash_slot_num = 256;  // small index files for in-memory tests
+  o.index_num = 4096;
+  o.consume_queue_units_per_file = 1024;
   o.root_dir = "/store";
   o.commit_log_segment_size = kSegmentSize;
   o.reserve_chunk_bytes = 4096;

@@ -21,6 +21,9 @@ using ::rocketstore::testing::StatusIs;
 
 StoreOptions SmallStore(FlushDiskType type) {
   StoreOptions o;
+  o.index_hash_slot_num = 256;  // small index files for in-memory tests
+  o.index_num = 4096;
+  o.consume_queue_units_per_file = 1024;
   o.root_dir = "/store";
   o.commit_log_segment_size = 64 * 1024;
   o.reserve_chunk_bytes = 4096;
@@ -138,6 +141,9 @@ TEST(MessageStoreTest, SecondStoreOnTheSameDirectoryFails) {
 TEST(MessageStoreTest, SecondProcessOnTheSameDirectoryFails) {
   testing::TempDir dir;
   StoreOptions o;
+  o.index_hash_slot_num = 256;  // small index files for in-memory tests
+  o.index_num = 4096;
+  o.consume_queue_units_per_file = 1024;
   o.root_dir = dir.path() + "/store";
   o.commit_log_segment_size = 64 * 1024;
   o.start_background_services = false;
@@ -166,6 +172,9 @@ TEST(MessageStoreTest, SecondProcessOnTheSameDirectoryFails) {
 TEST(MessageStoreTest, BackgroundServicesFlushAndCloseCleanly) {
   testing::TempDir dir;
   StoreOptions o;
+  o.index_hash_slot_num = 256;  // small index files for in-memory tests
+  o.index_num = 4096;
+  o.consume_queue_units_per_file = 1024;
   o.root_dir = dir.path();
   o.commit_log_segment_size = 1 << 20;
   o.async_flush.interval_ms = 5;

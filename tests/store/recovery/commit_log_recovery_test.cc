@@ -23,6 +23,9 @@ class RecoveryTest : public ::testing::Test {
  protected:
   StoreOptions Options() {
     StoreOptions o;
+    o.index_hash_slot_num = 256;  // small index files for in-memory tests
+    o.index_num = 4096;
+    o.consume_queue_units_per_file = 1024;
     o.root_dir = "/store";
     o.commit_log_segment_size = 4096;
     o.reserve_chunk_bytes = 1024;

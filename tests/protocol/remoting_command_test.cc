@@ -1,0 +1,252 @@
+#include "protocol/remoting_command.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "protocol/request_code.h"
+#include "protocol/response_code.h"
+#include "testing/status_matchers.h"
+
+namespace rocketstore::protocol {
+namespace {
+
+using ::rocketstore::testing::StatusIs;
+using ::testing::HasSubstr;
+
+RemotingCommand WithFields(std::initializer_list<std::pair<const char*, const char*>> fields) {
+  RemotingCommand cmd = MakeRequest(RequestCode::kPullMessage);
+  for (const auto& [k, v] : fields) cmd.SetField(k, v);
+  return cmd;
+}
+
+TEST(ExtFieldsTest, KeepsInsertionOrderAndReplacesInPlace) {
+  ExtFields f;
+  f.Set("b", "1");
+  f.Set("a", "2");
+  f.Set("c", "3");
+  f.Set("a", "20");
+  std::vector<std::string> order;
+  for (const auto& [k, v] : f) order.push_back(k + "=" + v);
+  EXPECT_THAT(order, ::testing::ElementsAre("b=1", "a=20", "c=3"));
+  EXPECT_TRUE(f.Erase("b"));
+  EXPECT_FALSE(f.Erase("b"));
+  EXPECT_EQ(f.size(), 2u);
+  ASSERT_NE(f.Find("c"), nullptr);
+  EXPECT_EQ(*f.Find("c"), "3");
+  EXPECT_EQ(f.Find("zz"), nullptr);
+}
+
+TEST(ParseJavaLongTest, AcceptsJavaSyntaxOnly) {
+  EXPECT_EQ(ParseJavaLong("0"), 0);
+  EXPECT_EQ(ParseJavaLong("-1"), -1);
+  EXPECT_EQ(ParseJavaLong("+7"), 7);
+  EXPECT_EQ(ParseJavaLong("-0"), 0);
+  EXPECT_EQ(ParseJavaLong("007"), 7);
+  EXPECT_EQ(ParseJavaLong("1796006207901"), 1796006207901);
+  EXPECT_EQ(ParseJavaLong("9223372036854775807"), std::numeric_limits<int64_t>::max());
+  EXPECT_EQ(ParseJavaLong("-9223372036854775808"), std::numeric_limits<int64_t>::min());
+  for (const char* bad :
+       {"", "-", "+", " 1", "1 ", "1.0", "1e3", "0x10", "abc", "9223372036854775808",
+        "-9223372036854775809", "99999999999999999999999"}) {
+    EXPECT_FALSE(ParseJavaLong(bad).has_value()) << bad;
+  }
+}
+
+TEST(RemotingCommandTest, TypedAccessors) {
+  const RemotingCommand cmd = WithFields({{"queueId", "3"},
+                                          {"queueOffset", "1796006207901"},
+                                          {"k", "TRUE"},
+                                          {"u", "yes"},
+                                          {"topic", "T"},
+                                          {"big", "3000000000"},
+                                          {"bad", "abc"}});
+  ASSERT_OK_AND_ASSIGN(int64_t off, cmd.GetInt("queueOffset"));
+  EXPECT_EQ(off, 1796006207901);
+  ASSERT_OK_AND_ASSIGN(int32_t q, cmd.GetInt32("queueId"));
+  EXPECT_EQ(q, 3);
+  ASSERT_OK_AND_ASSIGN(bool k, cmd.GetBool("k"));
+  EXPECT_TRUE(k);  // Java Boolean.parseBoolean: case-insensitive "true"
+  ASSERT_OK_AND_ASSIGN(bool u, cmd.GetBool("u"));
+  EXPECT_FALSE(u);  // anything else is false
+  ASSERT_OK_AND_ASSIGN(std::string_view topic, cmd.GetString("topic"));
+  EXPECT_EQ(topic, "T");
+  ASSERT_OK_AND_ASSIGN(int64_t big, cmd.GetInt("big"));
+  EXPECT_EQ(big, 3000000000);
+
+  const Result<int32_t> too_big = cmd.GetInt32("big");
+  EXPECT_THAT(too_big, StatusIs(StatusCode::kInvalidArgument));
+  EXPECT_THAT(too_big.status().message(), HasSubstr("<big>"));
+  const Result<int64_t> bad = cmd.GetInt("bad");
+  EXPECT_THAT(bad, StatusIs(StatusCode::kInvalidArgument));
+  EXPECT_EQ(bad.status().message(), "the custom field <bad> is not a valid long: \"abc\"");
+  const Result<int64_t> missing = cmd.GetInt("maxMsgNums");
+  EXPECT_EQ(missing.status().message(), "the custom field <maxMsgNums> is null");
+  EXPECT_THAT(cmd.GetString("nope"), StatusIs(StatusCode::kInvalidArgument));
+  EXPECT_THAT(cmd.GetBool("nope"), StatusIs(StatusCode::kInvalidArgument));
+}
+
+TEST(RemotingCommandTest, OptionalAccessors) {
+  const RemotingCommand cmd = WithFields({{"j", "2"}, {"bad", "x"}, {"m", "true"}});
+  ASSERT_OK_AND_ASSIGN(int64_t j, cmd.GetIntOr("j", 0));
+  EXPECT_EQ(j, 2);
+  ASSERT_OK_AND_ASSIGN(int64_t l, cmd.GetIntOr("l", 16));
+  EXPECT_EQ(l, 16);
+  ASSERT_OK_AND_ASSIGN(int32_t l32, cmd.GetInt32Or("l", -1));
+  EXPECT_EQ(l32, -1);
+  EXPECT_THAT(cmd.GetIntOr("bad", 0), StatusIs(StatusCode::kInvalidArgument));
+  EXPECT_THAT(cmd.GetInt32Or("bad", 0), StatusIs(StatusCode::kInvalidArgument));
+  EXPECT_TRUE(cmd.GetBoolOr("m", false));
+  EXPECT_TRUE(cmd.GetBoolOr("absent", true));
+  EXPECT_FALSE(cmd.GetBoolOr("j", true));
+  EXPECT_EQ(cmd.FindField("j"), "2");
+  EXPECT_EQ(cmd.FindField("zz"), std::nullopt);
+}
+
+TEST(RemotingCommandTest, RequireFieldsNamesTheFirstMissingOne) {
+  const RemotingCommand cmd = WithFields({{"topic", "T"}, {"queueId", "0"}});
+  EXPECT_OK(cmd.RequireFields({"topic", "queueId"}));
+  const Status s = cmd.RequireFields({"topic", "consumerGroup", "queueOffset"});
+  EXPECT_THAT(s, StatusIs(StatusCode::kInvalidArgument));
+  EXPECT_EQ(s.message(), "the custom field <consumerGroup> is null");
+  // An empty value is present (Java's @CFNotNull only rejects null).
+  EXPECT_OK(WithFields({{"topic", ""}}).RequireFields({"topic"}));
+}
+
+TEST(RemotingCommandTest, SetTypedFields) {
+  RemotingCommand cmd;
+  cmd.SetIntField("queueOffset", -1);
+  cmd.SetIntField("big", std::numeric_limits<int64_t>::min());
+  cmd.SetBoolField("ok", true);
+  cmd.SetBoolField("no", false);
+  EXPECT_EQ(cmd.FindField("queueOffset"), "-1");
+  EXPECT_EQ(cmd.FindField("big"), "-9223372036854775808");
+  EXPECT_EQ(cmd.FindField("ok"), "true");
+  EXPECT_EQ(cmd.FindField("no"), "false");
+}
+
+TEST(RemotingCommandTest, FlagBits) {
+  RemotingCommand cmd;
+  EXPECT_FALSE(cmd.IsResponse());
+  EXPECT_FALSE(cmd.IsOneway());
+  cmd.MarkOneway();
+  EXPECT_TRUE(cmd.IsOneway());
+  EXPECT_FALSE(cmd.IsResponse());
+  EXPECT_EQ(cmd.flag, 2);
+  cmd.MarkResponse();
+  EXPECT_TRUE(cmd.IsResponse());
+  EXPECT_EQ(cmd.flag, 3);
+}
+
+TEST(RemotingCommandTest, MakeResponseEchoesOpaqueAndSetsResponseFlag) {
+  RemotingCommand request = MakeRequest(RequestCode::kUpdateConsumerOffset);
+  request.opaque = 138;
+  request.flag = kFlagOneway;
+  request.SetField("topic", "T");
+  request.body.Assign("xyz");
+  request.serialize_type = SerializeType::kRocketMq;
+
+  const RemotingCommand r = MakeResponse(request, ResponseCode::kSuccess);
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.opaque, 138);
+  EXPECT_EQ(r.flag, kFlagResponse);  // never oneway
+  EXPECT_TRUE(r.IsResponse());
+  EXPECT_FALSE(r.remark.has_value());
+  EXPECT_TRUE(r.ext_fields.empty());
+  EXPECT_TRUE(r.body.empty());
+  EXPECT_EQ(r.serialize_type, SerializeType::kRocketMq);  // mirrors the request
+  EXPECT_EQ(r.language, kLocalLanguage);
+  EXPECT_EQ(r.version, kLocalVersion);
+
+  const RemotingCommand e = MakeResponse(request, ResponseCode::kTopicNotExist, "no route");
+  EXPECT_EQ(e.code, 17);
+  EXPECT_EQ(e.remark, "no route");
+}
+
+TEST(RemotingCommandTest, ErrorResponses) {
+  RemotingCommand request = MakeRequest(9999);
+  request.opaque = 5;
+  const RemotingCommand ns = MakeRequestCodeNotSupportedResponse(request);
+  EXPECT_EQ(ns.code, ToInt(ResponseCode::kRequestCodeNotSupported));
+  EXPECT_EQ(ns.remark, " request type 9999 not supported");
+  EXPECT_EQ(ns.opaque, 5);
+
+  const Status missing = request.RequireFields({"topic"});
+  const RemotingCommand se = MakeSystemErrorResponse(request, missing);
+  EXPECT_EQ(se.code, 1);
+  EXPECT_EQ(se.remark, "the custom field <topic> is null");
+  EXPECT_EQ(se.opaque, 5);
+}
+
+TEST(CommandBodyTest, OwnedThenExternalParts) {
+  auto storage = std::make_shared<std::vector<uint8_t>>(std::vector<uint8_t>{1, 2, 3, 4, 5});
+  CommandBody body;
+  body.Assign("ab");
+  body.AppendExternal(std::span<const uint8_t>(storage->data(), 3), storage);
+  body.AppendExternal({}, nullptr);  // empty parts are dropped
+  body.AppendExternal(std::span<const uint8_t>(storage->data() + 3, 2));
+  EXPECT_EQ(body.size(), 7u);
+  const auto parts = body.Parts();
+  ASSERT_EQ(parts.size(), 3u);
+  EXPECT_EQ(parts[0].data(), body.owned().data());
+  EXPECT_EQ(parts[1].data(), storage->data());  // a view, not a copy
+  EXPECT_EQ(parts[2].data(), storage->data() + 3);
+  EXPECT_EQ(body.Flatten(), (std::vector<uint8_t>{'a', 'b', 1, 2, 3, 4, 5}));
+
+  // The owner keeps the storage alive through copies of the body.
+  std::weak_ptr<std::vector<uint8_t>> weak = storage;
+  CommandBody copy = body;
+  storage.reset();
+  body.Clear();
+  EXPECT_FALSE(weak.expired());
+  EXPECT_EQ(copy.Flatten(), (std::vector<uint8_t>{'a', 'b', 1, 2, 3, 4, 5}));
+  copy.Clear();
+  EXPECT_TRUE(weak.expired());
+  EXPECT_TRUE(body.empty());
+  EXPECT_TRUE(body.Parts().empty());
+}
+
+TEST(CodesTest, NamesAndLanguages) {
+  EXPECT_EQ(RequestCodeName(105), "GET_ROUTEINFO_BY_TOPIC");
+  EXPECT_EQ(RequestCodeName(310), "SEND_MESSAGE_V2");
+  EXPECT_EQ(RequestCodeName(ToInt(RequestCode::kNotifyConsumerIdsChanged)),
+            "NOTIFY_CONSUMER_IDS_CHANGED");
+  EXPECT_EQ(RequestCodeName(13), "");
+  EXPECT_EQ(ResponseCodeName(0), "SUCCESS");
+  EXPECT_EQ(ResponseCodeName(19), "PULL_NOT_FOUND");
+  EXPECT_EQ(ResponseCodeName(1500), "GO_AWAY");
+  EXPECT_EQ(ResponseCodeName(-1000), "");
+
+  EXPECT_EQ(LanguageName(LanguageCode::kJava), "JAVA");
+  EXPECT_EQ(LanguageName(LanguageCode::kNodeJs), "NODE_JS");
+  EXPECT_EQ(LanguageFromName("NODE_JS"), LanguageCode::kNodeJs);
+  EXPECT_EQ(LanguageFromName("CPP"), LanguageCode::kCpp);
+  EXPECT_EQ(LanguageFromName("java"), LanguageCode::kOther);  // case-sensitive, lenient
+  EXPECT_EQ(LanguageFromName("KOTLIN"), LanguageCode::kOther);
+  EXPECT_EQ(LanguageFromNumber(9), LanguageCode::kGo);
+  EXPECT_EQ(LanguageFromNumber(14), LanguageCode::kOther);
+  EXPECT_EQ(LanguageFromNumber(-1), LanguageCode::kOther);
+  for (int i = 0; i <= 13; ++i) {
+    const auto lang = static_cast<LanguageCode>(i);
+    EXPECT_EQ(LanguageFromName(LanguageName(lang)), lang);
+  }
+}
+
+TEST(RemotingCommandTest, DebugString) {
+  RemotingCommand cmd = MakeRequest(RequestCode::kPullMessage);
+  cmd.opaque = 7;
+  cmd.SetField("topic", "T");
+  EXPECT_EQ(cmd.DebugString(), "request PULL_MESSAGE(11) opaque=7 flag=0 ext=1 body=0");
+  RemotingCommand r = MakeResponse(cmd, ResponseCode::kPullNotFound, "OFFSET_OVERFLOW_ONE");
+  EXPECT_EQ(r.DebugString(),
+            "response PULL_NOT_FOUND(19) opaque=7 flag=1 ext=0 body=0 "
+            "remark=\"OFFSET_OVERFLOW_ONE\"");
+  EXPECT_EQ(MakeRequest(4242).DebugString(), "request (4242) opaque=0 flag=0 ext=0 body=0");
+}
+
+}  // namespace
+}  // namespace rocketstore::protocol
