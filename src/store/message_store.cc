@@ -78,6 +78,14 @@ Result<std::unique_ptr<MessageStore>> MessageStore::Open(const StoreOptions& opt
     if (s.dispatch_runner_) s.dispatch_runner_->Wake();
   });
 
+  RetentionOptions ro = options.retention;
+  ro.consume_queue_dir = JoinPath(root, kConsumeQueueDirName);
+  // Never delete segments the dispatcher has not read yet.
+  ro.keep_from = [&s] { return s.dispatcher_->dispatched_offset(); };
+  s.retention_ = std::make_unique<RetentionService>(*s.commit_log_, *s.consume_queues_,
+                                                    s.index_.get(), s.health_, fs, clock, ro,
+                                                    options.disk_usage);
+
   // Everything recovered and dispatched is durable before the store says it is running.
   RS_RETURN_IF_ERROR(s.WriteCheckpoint());
   // From here on the store is running: a crash must be detected at the next start.
@@ -230,13 +238,18 @@ void MessageStore::StartServices() {
   dispatch_runner_ = std::make_unique<WakeableRunner>(
       "dispatch", std::chrono::seconds(1), [this] { return DispatchOnce(); },
       [this] { return dispatcher_->dispatched_offset() < DispatchLimit(); });
+  // RocketMQ's cleanResourceInterval: every 10 s.
+  retention_runner_ = std::make_unique<ServiceRunner>("clean-resource", std::chrono::seconds(10),
+                                                      [this] { (void)retention_->RunOnce(); });
   dispatch_runner_->Start();
   flush_runner_->Start();
+  retention_runner_->Start();
   prepare_runner_->Start();
   cq_flush_runner_->Start();
 }
 
 void MessageStore::StopServices() {
+  if (retention_runner_) retention_runner_->Stop();
   if (prepare_runner_) prepare_runner_->Stop();
   if (flush_runner_) flush_runner_->Stop();
   if (dispatch_runner_) dispatch_runner_->Stop();

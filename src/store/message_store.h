@@ -104,6 +104,10 @@ class MessageStore {
   Result<int64_t> RunDispatchStep();
   // Flushes consume queues (thorough: all of them, then the checkpoint).
   Status RunConsumeQueueFlushStep(bool thorough);
+  // One retention round: disk check, expired segments, then CQ and index files.
+  Result<RetentionReport> RunRetentionStep() { return retention_->RunOnce(); }
+  // RocketMQ's executeDeleteFilesManually: delete expired segments in the next 20 rounds.
+  void ExecuteDeleteFilesManually() { retention_->RequestManualDelete(); }
 
   Status Close();
 
@@ -146,6 +150,8 @@ class MessageStore {
   std::unique_ptr<ServiceRunner> prepare_runner_;
   std::unique_ptr<ServiceRunner> cq_flush_runner_;
   std::unique_ptr<WakeableRunner> dispatch_runner_;
+  std::unique_ptr<RetentionService> retention_;
+  std::unique_ptr<ServiceRunner> retention_runner_;
   CommitLogRecoveryReport recovery_report_;
   bool abnormal_ = false;
   bool closed_ = false;

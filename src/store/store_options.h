@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 
+#include "store/cleanup/retention.h"
 #include "store/flush/async_flusher.h"
 #include "store/segment/mapped_file.h"
 
@@ -39,6 +40,11 @@ struct StoreOptions {
   // Pages faulted in ahead of the writer. -1 = automatic: 32 MiB under ASYNC_FLUSH, 0
   // under SYNC_FLUSH (prefaulted pages are dirty zeros that every fdatasync would write).
   int64_t prefault_window_bytes = -1;
+
+  // Retention and disk safety (fileReservedTime, deleteWhen, diskMaxUsedSpaceRatio...).
+  RetentionOptions retention;
+  // Where disk usage comes from (tests inject a fake); null = the file system's numbers.
+  DiskUsageSource disk_usage;
 
   // Tests drive the background steps themselves (RunFlushStep, RunPrepareStep) when false.
   bool start_background_services = true;

@@ -494,33 +494,16 @@ Status ConsumeQueue::DeleteFilesBelow(PhysicalOffset commit_log_min) {
 }
 
 Status ConsumeQueue::RemoveLeadingFilesLocked(size_t count) {
-  // MappedFileQueue can drop files only at its end (TruncateTo) or all of them. Until it
-  // can drop leading files, remove them here and load the rest into a fresh
-  // MappedFileQueue that replaces the old one when it is ready: readers and the flusher
-  // keep using the old one (and its mapped files) meanwhile, the writer is held off by
-  // write_mu_. Load() counts every file as written and flushed up to its size, so the
-  // written units are made durable first and the last file's position is put back before
-  // the swap.
-  const std::shared_ptr<MappedFile> last = files_->LastFile();
-  const PhysicalOffset last_start = last->start_offset();
-  const int64_t last_wrote = last->wrote_position();
+  // The written units are made durable first, so a deletion never leaves the queue's
+  // durable end behind what readers saw. Readers keep their mapped files; the last file
+  // (the writer's) is never removed.
   RS_ASSIGN_OR_RETURN(PhysicalOffset flushed, files_->Flush(FlushMethod::kMsync));
   (void)flushed;
   const std::vector<std::shared_ptr<MappedFile>> files = files_->Files();
-  for (size_t i = 0; i < count && i + 1 < files.size(); ++i) {
-    Status s = fs_.RemoveFile(files[i]->path());
-    if (!s.ok() && s.code() != StatusCode::kNotFound) return s;  // kNotFound: an earlier try
-  }
-  RS_RETURN_IF_ERROR(fs_.SyncDir(dir_));
-  auto fresh = std::make_shared<MappedFileQueue>(fs_, dir_, queue_options_);
-  RS_RETURN_IF_ERROR(fresh->Load());
-  std::shared_ptr<MappedFile> fresh_last = fresh->LastFile();
-  if (!fresh_last || fresh_last->start_offset() != last_start) {
-    return Internal(dir_ + ": the last consume queue file changed while deleting old files");
-  }
-  fresh_last->SetPositions(last_wrote);
-  std::lock_guard<std::mutex> l(queue_mu_);
-  files_ = std::move(fresh);
+  if (files.size() < 2 || count == 0) return Status::OK();
+  const size_t n = std::min(count, files.size() - 1);
+  RS_ASSIGN_OR_RETURN(int removed, files_->RemoveFilesBefore(files[n - 1]->end_offset()));
+  (void)removed;
   return Status::OK();
 }
 

@@ -187,10 +187,10 @@ class ConsumeQueue {
   void CorrectMinOffset(PhysicalOffset commit_log_min);
   // Spec §8.2: removes files from the oldest while the last unit of the file points below
   // `commit_log_min`, never the last file, then CorrectMinOffset(commit_log_min).
-  // When it removes files it first flushes the queue and then reopens the remaining
-  // files (MappedFileQueue cannot drop leading files yet); readers are not disturbed.
-  // Returns the error of a failed flush, removal or reload; the queue stays usable and a
-  // retry completes the deletion.
+  // When it removes files it first flushes the queue, then drops the leading files
+  // (MappedFileQueue::RemoveFilesBefore); readers holding a UnitRange are not disturbed.
+  // Returns the error of a failed flush or removal; the queue stays usable and a retry
+  // completes the deletion.
   Status DeleteFilesBelow(PhysicalOffset commit_log_min);
 
   // Removes every file of the queue (the directory stays); the queue is then empty.

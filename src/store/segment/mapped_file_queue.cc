@@ -216,6 +216,42 @@ Status MappedFileQueue::TruncateTo(PhysicalOffset end) {
   return Status::OK();
 }
 
+Result<int> MappedFileQueue::RemoveFilesBefore(PhysicalOffset end) {
+  std::vector<std::shared_ptr<MappedFile>> doomed;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    for (size_t i = 0; i + 1 < files_.size(); ++i) {  // never the last file
+      if (files_[i]->end_offset() > end) break;
+      doomed.push_back(files_[i]);
+    }
+  }
+  // Unlink first, drop from the list after: a file still listed is still mapped, so a
+  // reader racing the removal reads valid bytes either way.
+  size_t removed = 0;
+  Status status;
+  for (const auto& f : doomed) {
+    Status s = fs_.RemoveFile(f->path());
+    if (!s.ok() && s.code() != StatusCode::kNotFound) {
+      status = s;
+      break;
+    }
+    ++removed;
+  }
+  if (removed > 0) {
+    std::lock_guard<std::mutex> l(mu_);
+    // Only the appender adds files (at the end), so the doomed ones still lead the list.
+    size_t drop = 0;
+    while (drop < removed && drop + 1 < files_.size() && files_[drop] == doomed[drop]) ++drop;
+    files_.erase(files_.begin(), files_.begin() + static_cast<std::ptrdiff_t>(drop));
+  }
+  if (removed > 0) {
+    Status s = fs_.SyncDir(dir_);
+    if (status.ok()) status = s;
+  }
+  if (!status.ok()) return status;
+  return static_cast<int>(removed);
+}
+
 Status MappedFileQueue::RemoveAll() {
   std::vector<std::shared_ptr<MappedFile>> doomed;
   {

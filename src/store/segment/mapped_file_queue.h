@@ -89,6 +89,15 @@ class MappedFileQueue {
   // there; files starting at or after `end` are removed (and the directory synced).
   Status TruncateTo(PhysicalOffset end);
 
+  // Retention: removes, oldest first, every leading file that ends at or before `end`,
+  // but never the last file (the active one). Each file is unlinked, then dropped from
+  // the list, then the directory is synced. Returns how many files were removed.
+  // Readers holding a removed file's shared_ptr keep a valid mapping; lookups of a
+  // removed range (FindFile) find nothing and MinOffset() moves up. On an error the
+  // files removed so far stay removed (a file that is already gone counts as removed),
+  // so a retry completes the work. Not for use concurrently with TruncateTo/RemoveAll.
+  Result<int> RemoveFilesBefore(PhysicalOffset end);
+
   // Removes every file and the list (used when the queue is destroyed).
   Status RemoveAll();
 

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cerrno>
 #include <cstring>
 
 #include "io/fault_injection_file_system.h"
@@ -126,6 +127,64 @@ TEST_F(MappedFileQueueTest, PrepareNextCreatesTheFollowingSegmentAhead) {
   Append(q, "z");
   EXPECT_EQ(q.file_count(), 2u);
   EXPECT_EQ(q.LastFile()->start_offset().value(), 4096);
+}
+
+TEST_F(MappedFileQueueTest, RemoveFilesBeforeDropsLeadingFilesButNeverTheLast) {
+  MappedFileQueue q(fs_, "/s", Opts());
+  ASSERT_OK(q.Load());
+  Append(q, std::string(4096, 'a'));
+  Append(q, std::string(4096, 'b'));
+  Append(q, std::string(100, 'c'));
+  ASSERT_EQ(q.file_count(), 3u);
+  std::shared_ptr<MappedFile> held = q.FirstFile();  // a reader still using file 0
+
+  // Nothing ends at or before 4095.
+  ASSERT_OK_AND_ASSIGN(int none, q.RemoveFilesBefore(PhysicalOffset(4095)));
+  EXPECT_EQ(none, 0);
+  EXPECT_EQ(q.file_count(), 3u);
+
+  // Far past the end: everything but the last (active) file.
+  ASSERT_OK_AND_ASSIGN(int removed, q.RemoveFilesBefore(PhysicalOffset(int64_t{1} << 40)));
+  EXPECT_EQ(removed, 2);
+  EXPECT_EQ(q.file_count(), 1u);
+  EXPECT_EQ(q.MinOffset().value(), 8192);
+  EXPECT_EQ(q.MaxOffset().value(), 8292);
+  EXPECT_EQ(q.FindFile(PhysicalOffset(0)), nullptr);
+  EXPECT_EQ(q.FindFile(PhysicalOffset(4096)), nullptr);
+  EXPECT_EQ(q.FindFile(PhysicalOffset(8200))->start_offset().value(), 8192);
+  EXPECT_FALSE(fs_.Exists("/s/00000000000000000000"));
+  EXPECT_FALSE(fs_.Exists("/s/00000000000000004096"));
+  // The reader's mapping is still valid.
+  EXPECT_EQ(held->data()[0], 'a');
+  EXPECT_EQ(held->data()[4095], 'a');
+
+  ASSERT_OK_AND_ASSIGN(int again, q.RemoveFilesBefore(PhysicalOffset(int64_t{1} << 40)));
+  EXPECT_EQ(again, 0);  // the last file stays
+  EXPECT_EQ(q.file_count(), 1u);
+
+  // The removals were made durable (directory synced) and a reload sees the rest.
+  ASSERT_OK(fs_.CrashNow(CrashMode::kPowerLoss));
+  ASSERT_OK(fs_.Reboot());
+  EXPECT_FALSE(fs_.Exists("/s/00000000000000000000"));
+  MappedFileQueue reloaded(fs_, "/s", Opts());
+  ASSERT_OK(reloaded.Load());
+  EXPECT_EQ(reloaded.MinOffset().value(), 8192);
+}
+
+TEST_F(MappedFileQueueTest, RemoveFilesBeforeStopsAtAFailedUnlinkAndARetryFinishes) {
+  MappedFileQueue q(fs_, "/s", Opts());
+  ASSERT_OK(q.Load());
+  Append(q, std::string(4096, 'a'));
+  Append(q, std::string(4096, 'b'));
+  Append(q, std::string(10, 'c'));
+  fs_.FailOpsOfKind(OpKind::kRemove, EIO);
+  EXPECT_THAT(q.RemoveFilesBefore(PhysicalOffset(8192)), StatusIs(StatusCode::kIOError));
+  EXPECT_EQ(q.file_count(), 3u);  // nothing unlinked, nothing dropped
+  EXPECT_EQ(q.MinOffset().value(), 0);
+  fs_.ClearFailures();
+  ASSERT_OK_AND_ASSIGN(int removed, q.RemoveFilesBefore(PhysicalOffset(8192)));
+  EXPECT_EQ(removed, 2);
+  EXPECT_EQ(q.MinOffset().value(), 8192);
 }
 
 }  // namespace

@@ -1,0 +1,136 @@
+#include "broker/run.h"
+
+#include <pthread.h>
+#include <signal.h>
+
+#include <cstdio>
+#include <sstream>
+
+#include "broker/broker.h"
+#include "namesrv/name_server.h"
+
+namespace rocketstore::broker {
+namespace {
+
+sigset_t BlockShutdownSignals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);  // inherited by every thread started later
+  return set;
+}
+
+void WaitForShutdownSignal(const sigset_t& set) {
+  int sig = 0;
+  sigwait(&set, &sig);
+  std::fprintf(stderr, "rocketstore: received %s, shutting down\n",
+               sig == SIGINT ? "SIGINT" : "SIGTERM");
+}
+
+void WarnIfNotLoopback(const std::string& host) {
+  if (host != "127.0.0.1" && host != "::1" && host != "localhost") {
+    std::fprintf(stderr, "rocketstore: WARNING: listening on %s (not loopback)\n", host.c_str());
+  }
+}
+
+std::vector<std::string> SplitAddrs(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ';')) {
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
+
+BrokerOptions MakeBrokerOptions(const RunOptions& o) {
+  BrokerOptions b;
+  b.server.host = o.host;
+  b.server.port = o.broker_port;
+  b.store.root_dir = o.store_dir;
+  b.store.flush_disk_type = o.sync_flush ? FlushDiskType::kSyncFlush : FlushDiskType::kAsyncFlush;
+  b.namesrv_addrs = SplitAddrs(o.namesrv_addrs);
+  b.cluster_name = o.cluster_name;
+  b.broker_name = o.broker_name;
+  b.auto_create_topic = o.auto_create_topic;
+  return b;
+}
+
+std::unique_ptr<namesrv::NameServer> StartNamesrv(const RunOptions& o) {
+  namesrv::NameServerOptions n;
+  n.server.host = o.host;
+  n.server.port = o.namesrv_port;
+  auto ns = std::make_unique<namesrv::NameServer>(n);
+  if (Status s = ns->Start(); !s.ok()) {
+    std::fprintf(stderr, "rocketstore: name server failed to start: %s\n", s.message().c_str());
+    return nullptr;
+  }
+  std::fprintf(stderr, "rocketstore: name server listening on %s:%u\n", o.host.c_str(),
+               ns->port());
+  return ns;
+}
+
+std::unique_ptr<Broker> StartBroker(const BrokerOptions& b) {
+  auto broker = std::make_unique<Broker>(b);
+  if (Status s = broker->Start(); !s.ok()) {
+    std::fprintf(stderr, "rocketstore: broker failed to start (store %s): %s\n",
+                 b.store.root_dir.c_str(), s.message().c_str());
+    return nullptr;
+  }
+  std::fprintf(stderr, "rocketstore: broker %s listening on %s, store %s\n",
+               b.broker_name.c_str(), broker->address().c_str(), b.store.root_dir.c_str());
+  return broker;
+}
+
+int StopBroker(Broker& b) {
+  Status s = b.Stop();
+  if (!s.ok()) {
+    std::fprintf(stderr, "rocketstore: broker shutdown: %s\n", s.message().c_str());
+    return 1;
+  }
+  std::fprintf(stderr, "rocketstore: broker stopped cleanly\n");
+  return 0;
+}
+
+}  // namespace
+
+int RunServe(const RunOptions& options) {
+  const sigset_t set = BlockShutdownSignals();
+  WarnIfNotLoopback(options.host);
+  auto ns = StartNamesrv(options);
+  if (!ns) return 1;
+  RunOptions o = options;
+  if (o.namesrv_addrs.empty()) o.namesrv_addrs = "127.0.0.1:" + std::to_string(ns->port());
+  auto broker = StartBroker(MakeBrokerOptions(o));
+  if (!broker) return 1;
+  WaitForShutdownSignal(set);
+  int rc = StopBroker(*broker);
+  ns->Stop();
+  return rc;
+}
+
+int RunNamesrv(const RunOptions& options) {
+  const sigset_t set = BlockShutdownSignals();
+  WarnIfNotLoopback(options.host);
+  auto ns = StartNamesrv(options);
+  if (!ns) return 1;
+  WaitForShutdownSignal(set);
+  ns->Stop();
+  return 0;
+}
+
+int RunBroker(const RunOptions& options) {
+  const sigset_t set = BlockShutdownSignals();
+  WarnIfNotLoopback(options.host);
+  if (options.namesrv_addrs.empty()) {
+    std::fprintf(stderr, "rocketstore: broker needs --namesrv HOST:PORT[;HOST:PORT]\n");
+    return 2;
+  }
+  auto broker = StartBroker(MakeBrokerOptions(options));
+  if (!broker) return 1;
+  WaitForShutdownSignal(set);
+  return StopBroker(*broker);
+}
+
+}  // namespace rocketstore::broker

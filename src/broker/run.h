@@ -1,0 +1,31 @@
+// File: broker/run.h
+//
+// Entry points of the `rocketstore serve|namesrv|broker` subcommands. Each starts its
+// servers, blocks until SIGINT or SIGTERM, shuts down cleanly (broker: offsets persisted,
+// store closed so its abort file is removed) and returns a process exit code (0 = clean).
+// Binding to anything but loopback is logged. A second broker on the same store directory
+// fails at start (the store's directory lock) with the store's message.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace rocketstore::broker {
+
+struct RunOptions {
+  std::string host = "127.0.0.1";
+  uint16_t namesrv_port = 9876;
+  uint16_t broker_port = 10911;
+  std::string store_dir = "./data";
+  std::string namesrv_addrs;  // "host:port[;host:port]" (broker only)
+  std::string cluster_name = "DefaultCluster";
+  std::string broker_name = "broker-a";
+  bool auto_create_topic = true;
+  bool sync_flush = false;
+};
+
+int RunServe(const RunOptions& options);
+int RunNamesrv(const RunOptions& options);
+int RunBroker(const RunOptions& options);
+
+}  // namespace rocketstore::broker

@@ -1,0 +1,306 @@
+#include "net/remoting_server.h"
+
+#include <chrono>
+#include <cstdio>
+
+namespace rocketstore::net {
+
+using protocol::RemotingCommand;
+
+int64_t SteadyNowMillis() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+namespace {
+constexpr size_t kInitialReadBuffer = 64 * 1024;
+}  // namespace
+
+Connection::Connection(asio::ip::tcp::socket socket, RemotingServer* server, uint64_t id)
+    : socket_(std::move(socket)),
+      strand_(asio::make_strand(socket_.get_executor())),
+      idle_timer_(strand_),
+      server_(server),
+      id_(id) {
+  asio::error_code ec;
+  auto ep = socket_.remote_endpoint(ec);
+  if (!ec) {
+    remote_port_ = ep.port();
+    if (ep.address().is_v4()) {
+      remote_ipv4_ = ep.address().to_v4().to_uint();
+      remote_ = ep.address().to_string() + ":" + std::to_string(ep.port());
+    } else {
+      remote_ = "[" + ep.address().to_string() + "]:" + std::to_string(ep.port());
+    }
+  }
+  socket_.set_option(asio::ip::tcp::no_delay(true), ec);
+}
+
+Connection::~Connection() = default;
+
+void Connection::Start() {
+  buf_.resize(kInitialReadBuffer);
+  last_read_ms_ = SteadyNowMillis();
+  asio::dispatch(strand_, [self = shared_from_this()] {
+    self->ArmIdleTimer();
+    self->DoRead();
+  });
+}
+
+void Connection::ArmIdleTimer() {
+  if (closed_) return;
+  const int64_t idle = server_->options_.idle_timeout_ms;
+  if (idle <= 0) return;
+  const int64_t wait = std::max<int64_t>(1, last_read_ms_ + idle - SteadyNowMillis());
+  idle_timer_.expires_after(std::chrono::milliseconds(wait));
+  idle_timer_.async_wait([self = shared_from_this()](const asio::error_code& ec) {
+    if (ec || self->closed_) return;
+    if (SteadyNowMillis() - self->last_read_ms_ >= self->server_->options_.idle_timeout_ms) {
+      self->CloseOnStrand();
+    } else {
+      self->ArmIdleTimer();
+    }
+  });
+}
+
+void Connection::DoRead() {
+  if (closed_) return;
+  if (buf_end_ == buf_.size()) {
+    if (buf_begin_ > 0) {
+      std::copy(buf_.begin() + buf_begin_, buf_.begin() + buf_end_, buf_.begin());
+      buf_end_ -= buf_begin_;
+      buf_begin_ = 0;
+    } else {
+      buf_.resize(buf_.size() * 2);  // only reached below a validated frame size
+    }
+  }
+  socket_.async_read_some(
+      asio::buffer(buf_.data() + buf_end_, buf_.size() - buf_end_),
+      asio::bind_executor(strand_, [self = shared_from_this()](const asio::error_code& ec,
+                                                               size_t n) { self->OnRead(ec, n); }));
+}
+
+void Connection::OnRead(const asio::error_code& ec, size_t n) {
+  if (ec) {
+    CloseOnStrand();
+    return;
+  }
+  last_read_ms_ = SteadyNowMillis();
+  buf_end_ += n;
+  if (!ProcessBuffer()) {
+    CloseOnStrand();
+    return;
+  }
+  DoRead();
+}
+
+bool Connection::ProcessBuffer() {
+  while (!closed_ && buf_end_ > buf_begin_) {
+    std::span<const uint8_t> avail(buf_.data() + buf_begin_, buf_end_ - buf_begin_);
+    auto decoded = protocol::DecodeFrame(avail, server_->options_.limits);
+    if (!decoded.ok()) {
+      std::fprintf(stderr, "rocketstore: closing %s: bad frame: %s\n", remote_.c_str(),
+                   decoded.status().message().c_str());
+      return false;
+    }
+    if (!decoded->complete) {
+      const size_t need = decoded->frame_size;
+      if (need > 0 && need > buf_.size() - buf_begin_) {
+        // Make room for the whole (validated) frame.
+        std::copy(buf_.begin() + buf_begin_, buf_.begin() + buf_end_, buf_.begin());
+        buf_end_ -= buf_begin_;
+        buf_begin_ = 0;
+        if (need > buf_.size()) buf_.resize(need);
+      }
+      break;
+    }
+    buf_begin_ += decoded->consumed;
+    RemotingCommand cmd = std::move(decoded->command);
+    if (cmd.IsResponse()) {
+      if (response_hook_) response_hook_(std::move(cmd));
+      continue;
+    }
+    server_->Dispatch(shared_from_this(), cmd);
+  }
+  if (buf_begin_ == buf_end_) {
+    buf_begin_ = buf_end_ = 0;
+    if (buf_.size() > 4 * kInitialReadBuffer) {
+      buf_.resize(kInitialReadBuffer);
+      buf_.shrink_to_fit();
+    }
+  }
+  return true;
+}
+
+void Connection::SendResponse(const RemotingCommand& request, RemotingCommand response) {
+  if (request.IsOneway()) return;
+  response.opaque = request.opaque;
+  response.MarkResponse();
+  Send(std::move(response));
+}
+
+void Connection::Send(RemotingCommand command) {
+  if (closed_) return;
+  auto cmd = std::make_shared<RemotingCommand>(std::move(command));
+  asio::dispatch(strand_, [self = shared_from_this(), cmd] { self->Enqueue(cmd); });
+}
+
+void Connection::Enqueue(std::shared_ptr<RemotingCommand> cmd) {
+  if (closed_) return;
+  auto frame = protocol::EncodeFrame(*cmd);
+  if (!frame.ok()) {
+    std::fprintf(stderr, "rocketstore: cannot encode %s: %s\n", cmd->DebugString().c_str(),
+                 frame.status().message().c_str());
+    return;
+  }
+  queued_bytes_ += frame->size();
+  queue_.push_back(Pending{std::move(cmd), std::move(frame).value()});
+  if (queued_bytes_ > server_->options_.max_write_queue_bytes) {
+    std::fprintf(stderr, "rocketstore: closing slow client %s (%zu bytes queued)\n",
+                 remote_.c_str(), queued_bytes_);
+    CloseOnStrand();
+    return;
+  }
+  if (!writing_) DoWrite();
+}
+
+void Connection::DoWrite() {
+  if (queue_.empty() || closed_) {
+    writing_ = false;
+    return;
+  }
+  writing_ = true;
+  // Gather up to 64 queued frames into one write.
+  auto buffers = std::make_shared<std::vector<asio::const_buffer>>();
+  size_t frames = 0;
+  for (auto it = queue_.begin(); it != queue_.end() && frames < 64; ++it, ++frames) {
+    buffers->emplace_back(it->frame.head.data(), it->frame.head.size());
+    for (auto part : it->frame.body_parts) buffers->emplace_back(part.data(), part.size());
+  }
+  asio::async_write(
+      socket_, *buffers,
+      asio::bind_executor(strand_, [self = shared_from_this(), buffers, frames](
+                                       const asio::error_code& ec, size_t) {
+        if (ec) {
+          self->CloseOnStrand();
+          return;
+        }
+        for (size_t i = 0; i < frames && !self->queue_.empty(); ++i) {
+          self->queued_bytes_ -= self->queue_.front().frame.size();
+          self->queue_.pop_front();
+        }
+        self->DoWrite();
+      }));
+}
+
+void Connection::Close() {
+  asio::dispatch(strand_, [self = shared_from_this()] { self->CloseOnStrand(); });
+}
+
+void Connection::CloseOnStrand() {
+  if (closed_.exchange(true)) return;
+  asio::error_code ec;
+  idle_timer_.cancel();
+  socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ec);
+  socket_.close(ec);
+  queue_.clear();
+  queued_bytes_ = 0;
+  server_->Remove(shared_from_this());
+}
+
+RemotingServer::RemotingServer(ServerOptions options)
+    : options_(std::move(options)), acceptor_(io_) {}
+
+RemotingServer::~RemotingServer() { Stop(); }
+
+void RemotingServer::RegisterHandler(int32_t code, Handler handler) {
+  handlers_[code] = std::move(handler);
+}
+
+Status RemotingServer::Start() {
+  asio::error_code ec;
+  auto addr = asio::ip::make_address(options_.host, ec);
+  if (ec) return InvalidArgument("bad listen address " + options_.host + ": " + ec.message());
+  asio::ip::tcp::endpoint ep(addr, options_.port);
+  acceptor_.open(ep.protocol(), ec);
+  if (!ec) acceptor_.set_option(asio::ip::tcp::acceptor::reuse_address(true), ec);
+  if (!ec) acceptor_.bind(ep, ec);
+  if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) {
+    return Unavailable("cannot listen on " + options_.host + ":" +
+                       std::to_string(options_.port) + ": " + ec.message());
+  }
+  port_ = acceptor_.local_endpoint(ec).port();
+  work_.emplace(io_.get_executor());
+  DoAccept();
+  started_ = true;
+  for (int i = 0; i < std::max(1, options_.threads); ++i) {
+    threads_.emplace_back([this] { io_.run(); });
+  }
+  return Status::OK();
+}
+
+void RemotingServer::DoAccept() {
+  acceptor_.async_accept([this](const asio::error_code& ec, asio::ip::tcp::socket socket) {
+    if (ec == asio::error::operation_aborted || !acceptor_.is_open()) return;
+    if (!ec) {
+      auto conn = std::make_shared<Connection>(std::move(socket), this, next_id_++);
+      {
+        std::lock_guard lock(mu_);
+        conns_[conn->id()] = conn;
+      }
+      conn->Start();
+    }
+    DoAccept();
+  });
+}
+
+void RemotingServer::Dispatch(const ConnectionPtr& conn, RemotingCommand& cmd) {
+  auto it = handlers_.find(cmd.code);
+  if (it == handlers_.end()) {
+    if (!cmd.IsOneway()) conn->Send(protocol::MakeRequestCodeNotSupportedResponse(cmd));
+    return;
+  }
+  std::optional<RemotingCommand> response = it->second(conn, cmd);
+  if (response.has_value()) conn->SendResponse(cmd, std::move(*response));
+}
+
+void RemotingServer::Remove(const ConnectionPtr& conn) {
+  {
+    std::lock_guard lock(mu_);
+    if (conns_.erase(conn->id()) == 0) return;
+  }
+  if (close_listener_) close_listener_(conn);
+}
+
+size_t RemotingServer::connection_count() const {
+  std::lock_guard lock(mu_);
+  return conns_.size();
+}
+
+void RemotingServer::Stop() {
+  if (!started_) return;
+  started_ = false;
+  asio::post(io_, [this] {
+    asio::error_code ec;
+    acceptor_.close(ec);
+  });
+  std::vector<ConnectionPtr> conns;
+  {
+    std::lock_guard lock(mu_);
+    for (auto& [id, c] : conns_) conns.push_back(c);
+  }
+  for (auto& c : conns) c->Close();
+  work_.reset();
+  // Give queued closes a moment, then stop the loop.
+  asio::post(io_, [this] { io_.stop(); });
+  for (auto& t : threads_) t.join();
+  threads_.clear();
+  {
+    std::lock_guard lock(mu_);
+    conns_.clear();
+  }
+}
+
+}  // namespace rocketstore::net

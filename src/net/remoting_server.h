@@ -1,0 +1,159 @@
+// File: net/remoting_server.h
+//
+// RemotingServer: a TCP server speaking RocketMQ's remoting protocol on standalone Asio.
+//
+// Contract:
+//   * Listens on options.host:options.port (127.0.0.1 by default; port 0 = pick one, read
+//     it back with port()). Start() binds and spawns options.threads io threads.
+//   * Each connection reads frames with protocol::DecodeFrame under options.limits. A frame
+//     that fails to decode closes that connection only (no answer: there is no trusted
+//     opaque). Limits are checked by the codec before anything is allocated.
+//   * Requests are dispatched on the io thread to the handler registered for their code.
+//     Unknown codes get REQUEST_CODE_NOT_SUPPORTED. A handler returns the response, or
+//     nullopt when it will answer later through Connection::SendResponse (long polling);
+//     responses may therefore go out of order. Oneway requests are never answered (a
+//     returned response is dropped). Frames flagged as responses go to the connection's
+//     response hook (server → client requests) or are dropped.
+//   * Writes are whole frames, queued per connection and written with gather lists (body
+//     parts are not copied). If the queued bytes exceed options.max_write_queue_bytes the
+//     client is too slow: the connection is closed. A connection with no inbound bytes for
+//     options.idle_timeout_ms is closed.
+//   * Stop() closes the acceptor and every connection and joins the io threads. Close
+//     listeners run on an io thread (or in Stop) once per connection.
+//
+// Errors never throw: every Asio call uses its error_code overload.
+// Thread-safety: RegisterHandler/SetCloseListener before Start(). Connection::Send* and
+// Close from any thread.
+#pragma once
+
+#include <asio.hpp>
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "base/status.h"
+#include "protocol/frame_codec.h"
+#include "protocol/remoting_command.h"
+
+namespace rocketstore::net {
+
+struct ServerOptions {
+  std::string host = "127.0.0.1";
+  uint16_t port = 0;
+  int threads = 1;
+  int64_t idle_timeout_ms = 120000;
+  size_t max_write_queue_bytes = 64 << 20;
+  protocol::Limits limits;
+};
+
+class RemotingServer;
+
+class Connection : public std::enable_shared_from_this<Connection> {
+ public:
+  Connection(asio::ip::tcp::socket socket, RemotingServer* server, uint64_t id);
+  ~Connection();
+
+  uint64_t id() const { return id_; }
+  const std::string& remote_address() const { return remote_; }  // "ip:port"
+  uint32_t remote_ipv4() const { return remote_ipv4_; }          // host order, 0 if v6
+  uint16_t remote_port() const { return remote_port_; }
+  bool closed() const { return closed_.load(); }
+
+  // Queues a response to `request` (nothing for a oneway request). Any thread.
+  void SendResponse(const protocol::RemotingCommand& request, protocol::RemotingCommand response);
+  // Queues any command (e.g. a oneway server → client request). Any thread.
+  void Send(protocol::RemotingCommand command);
+  void Close();
+
+  // Called with frames flagged as responses (replies to our own requests).
+  void SetResponseHook(std::function<void(protocol::RemotingCommand)> hook) {
+    response_hook_ = std::move(hook);
+  }
+
+ private:
+  friend class RemotingServer;
+  struct Pending {
+    std::shared_ptr<protocol::RemotingCommand> command;
+    protocol::EncodedFrame frame;
+  };
+  void Start();
+  void DoRead();
+  void OnRead(const asio::error_code& ec, size_t n);
+  bool ProcessBuffer();
+  void Enqueue(std::shared_ptr<protocol::RemotingCommand> cmd);
+  void DoWrite();
+  void ArmIdleTimer();
+  void CloseOnStrand();
+
+  asio::ip::tcp::socket socket_;
+  asio::strand<asio::any_io_executor> strand_;
+  asio::steady_timer idle_timer_;
+  RemotingServer* server_;
+  uint64_t id_;
+  std::string remote_;
+  uint32_t remote_ipv4_ = 0;
+  uint16_t remote_port_ = 0;
+  std::vector<uint8_t> buf_;
+  size_t buf_begin_ = 0, buf_end_ = 0;
+  std::deque<Pending> queue_;
+  size_t queued_bytes_ = 0;
+  bool writing_ = false;
+  std::atomic<bool> closed_{false};
+  int64_t last_read_ms_ = 0;
+  std::function<void(protocol::RemotingCommand)> response_hook_;
+};
+
+using ConnectionPtr = std::shared_ptr<Connection>;
+
+class RemotingServer {
+ public:
+  // Returns the response, or nullopt when the handler answers later (or never: oneway).
+  using Handler = std::function<std::optional<protocol::RemotingCommand>(
+      const ConnectionPtr& conn, protocol::RemotingCommand& request)>;
+  using CloseListener = std::function<void(const ConnectionPtr&)>;
+
+  explicit RemotingServer(ServerOptions options);
+  ~RemotingServer();
+
+  void RegisterHandler(int32_t code, Handler handler);
+  void SetCloseListener(CloseListener l) { close_listener_ = std::move(l); }
+
+  Status Start();
+  void Stop();
+  uint16_t port() const { return port_; }
+  asio::io_context& io_context() { return io_; }
+  size_t connection_count() const;
+  const ServerOptions& options() const { return options_; }
+
+ private:
+  friend class Connection;
+  void DoAccept();
+  void Dispatch(const ConnectionPtr& conn, protocol::RemotingCommand& cmd);
+  void Remove(const ConnectionPtr& conn);
+
+  ServerOptions options_;
+  asio::io_context io_;
+  std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work_;
+  asio::ip::tcp::acceptor acceptor_;
+  std::unordered_map<int32_t, Handler> handlers_;
+  CloseListener close_listener_;
+  mutable std::mutex mu_;
+  std::unordered_map<uint64_t, ConnectionPtr> conns_;
+  std::vector<std::thread> threads_;
+  std::atomic<uint64_t> next_id_{1};
+  uint16_t port_ = 0;
+  bool started_ = false;
+};
+
+int64_t SteadyNowMillis();
+
+}  // namespace rocketstore::net

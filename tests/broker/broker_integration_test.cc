@@ -1,0 +1,380 @@
+// End to end over loopback, through the project's codec: a name server and a broker in
+// process on free ports; produce with tags and keys, pull with a tag filter (and a long
+// poll woken by an arrival), commit and query offsets, find a message by key, and check
+// that malformed frames close only their own connection.
+#include <gtest/gtest.h>
+
+#include <future>
+#include <thread>
+
+#include "broker/broker.h"
+#include "namesrv/name_server.h"
+#include "net/remoting_client.h"
+#include "store/format/message_record.h"
+#include "store/format/properties.h"
+#include "testing/temp_dir.h"
+
+namespace rocketstore {
+namespace {
+
+using protocol::RemotingCommand;
+using protocol::RequestCode;
+
+struct Msg {
+  std::string topic, body, tags, keys;
+  int64_t queue_offset = 0;
+};
+
+std::vector<Msg> DecodeBody(const RemotingCommand& resp) {
+  std::vector<Msg> out;
+  std::vector<uint8_t> body = resp.body.Flatten();
+  std::span<const uint8_t> rest(body);
+  while (!rest.empty()) {
+    auto d = format::DecodeRecord(rest, true);
+    if (d.outcome != format::DecodeOutcome::kRecord) break;
+    Msg m;
+    m.topic = std::string(d.record.topic);
+    m.body = std::string(d.record.body);
+    m.tags = std::string(format::FindProperty(d.record.properties, "TAGS").value_or(""));
+    m.keys = std::string(format::FindProperty(d.record.properties, "KEYS").value_or(""));
+    m.queue_offset = d.record.queue_offset;
+    out.push_back(m);
+    rest = rest.subspan(static_cast<size_t>(d.record.total_size));
+  }
+  return out;
+}
+
+class BrokerIntegrationTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    namesrv::NameServerOptions no;
+    no.server.port = 0;
+    ns_ = std::make_unique<namesrv::NameServer>(no);
+    ASSERT_TRUE(ns_->Start().ok());
+    ns_addr_ = "127.0.0.1:" + std::to_string(ns_->port());
+    StartBroker();
+  }
+  void StartBroker() {
+    broker::BrokerOptions bo;
+    bo.server.port = 0;
+    bo.namesrv_addrs = {ns_addr_};
+    bo.store.root_dir = dir_.path() + "/store";
+    bo.store.commit_log_segment_size = 4 << 20;
+    bo.store.index_hash_slot_num = 1000;
+    bo.store.index_num = 4000;
+    bo.store.consume_queue_units_per_file = 10000;
+    broker_ = std::make_unique<broker::Broker>(bo);
+    Status s = broker_->Start();
+    ASSERT_TRUE(s.ok()) << s.message();
+    broker_addr_ = broker_->address();
+    ASSERT_TRUE(client_.Connect(broker_addr_).ok());
+  }
+  void TearDown() override {
+    client_.Close();
+    if (broker_) {
+      EXPECT_TRUE(broker_->Stop().ok());
+    }
+    ns_->Stop();
+  }
+
+  RemotingCommand Call(RemotingCommand req, int64_t timeout = 5000) {
+    auto r = client_.Invoke(std::move(req), timeout);
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    return r.ok() ? std::move(r).value() : RemotingCommand{};
+  }
+
+  void CreateTopic(const std::string& topic, int queues) {
+    RemotingCommand req = protocol::MakeRequest(RequestCode::kUpdateAndCreateTopic);
+    req.SetField("topic", topic);
+    req.SetField("defaultTopic", "TBW102");
+    req.SetIntField("readQueueNums", queues);
+    req.SetIntField("writeQueueNums", queues);
+    req.SetIntField("perm", 6);
+    req.SetField("topicFilterType", "SINGLE_TAG");
+    EXPECT_EQ(Call(std::move(req)).code, 0);
+  }
+
+  RemotingCommand Send(const std::string& topic, int queue, const std::string& body,
+                       const std::string& tags, const std::string& keys) {
+    RemotingCommand req = protocol::MakeRequest(RequestCode::kSendMessageV2);
+    req.SetField("a", "P");
+    req.SetField("b", topic);
+    req.SetField("c", "TBW102");
+    req.SetIntField("d", 4);
+    req.SetIntField("e", queue);
+    req.SetIntField("f", 0);
+    req.SetIntField("g", 1700000000000);
+    req.SetIntField("h", 0);
+    req.SetField("i", std::string("TAGS\x01") + tags + "\x02KEYS\x01" + keys + "\x02");
+    req.body.Assign(body);
+    return Call(std::move(req));
+  }
+
+  RemotingCommand Pull(const std::string& topic, int queue, int64_t offset,
+                       const std::string& sub, int sys_flag, int64_t suspend = 0,
+                       net::RemotingClient* c = nullptr) {
+    RemotingCommand req = protocol::MakeRequest(RequestCode::kPullMessage);
+    req.SetField("consumerGroup", "G");
+    req.SetField("topic", topic);
+    req.SetIntField("queueId", queue);
+    req.SetIntField("queueOffset", offset);
+    req.SetIntField("maxMsgNums", 32);
+    req.SetIntField("sysFlag", sys_flag);
+    req.SetIntField("commitOffset", 0);
+    req.SetIntField("suspendTimeoutMillis", suspend);
+    req.SetField("subscription", sub);
+    req.SetIntField("subVersion", 1);
+    if (c) {
+      auto r = c->Invoke(std::move(req), 10000);
+      EXPECT_TRUE(r.ok());
+      return r.ok() ? std::move(r).value() : RemotingCommand{};
+    }
+    return Call(std::move(req));
+  }
+
+  testing::TempDir dir_;
+  std::unique_ptr<namesrv::NameServer> ns_;
+  std::unique_ptr<broker::Broker> broker_;
+  std::string ns_addr_, broker_addr_;
+  net::RemotingClient client_;
+};
+
+TEST_F(BrokerIntegrationTest, ProduceConsumeOffsetsAndLookup) {
+  CreateTopic("ItTopic", 2);
+  // The route appears at the name server (registration after the topic change).
+  net::RemotingClient ns;
+  ASSERT_TRUE(ns.Connect(ns_addr_).ok());
+  bool routed = false;
+  for (int i = 0; i < 50 && !routed; ++i) {
+    RemotingCommand q = protocol::MakeRequest(RequestCode::kGetRouteinfoByTopic);
+    q.SetField("topic", "ItTopic");
+    auto r = ns.Invoke(std::move(q));
+    ASSERT_TRUE(r.ok());
+    if (r->code == 0) {
+      routed = true;
+      EXPECT_NE(r->body.owned_text().find("\"brokerAddrs\":{\"0\":\"" + broker_addr_ + "\"}"),
+                std::string::npos)
+          << r->body.owned_text();
+    } else {
+      EXPECT_EQ(r->code, 17);
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }
+  ASSERT_TRUE(routed);
+  {
+    RemotingCommand q = protocol::MakeRequest(RequestCode::kGetRouteinfoByTopic);
+    q.SetField("topic", "NoSuchTopic");
+    auto r = ns.Invoke(std::move(q));
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(r->code, 17);
+  }
+
+  // Produce 20 messages to queue 0, alternating tags.
+  for (int i = 0; i < 20; ++i) {
+    RemotingCommand r = Send("ItTopic", 0, "body-" + std::to_string(i), i % 2 ? "TagB" : "TagA",
+                             "k" + std::to_string(i) + " idx");
+    ASSERT_EQ(r.code, 0) << r.remark.value_or("");
+    EXPECT_EQ(r.FindField("queueId").value_or(""), "0");
+    EXPECT_EQ(r.FindField("queueOffset").value_or(""), std::to_string(i));
+    EXPECT_EQ(r.FindField("msgId").value_or("").size(), 32u);
+  }
+  // Unknown topic without auto-create template match → TOPIC_NOT_EXIST; bad name → 29.
+  {
+    RemotingCommand r = Send("bad topic", 0, "x", "TagA", "k");
+    EXPECT_EQ(r.code, 29);
+  }
+
+  // Heartbeat, consumer list.
+  {
+    RemotingCommand hb = protocol::MakeRequest(RequestCode::kHeartBeat);
+    hb.body.Assign(R"({"clientID":"127.0.0.1@it","consumerDataSet":[{"groupName":"G",)"
+                   R"("consumeType":"CONSUME_PASSIVELY","messageModel":"CLUSTERING",)"
+                   R"("consumeFromWhere":"CONSUME_FROM_FIRST_OFFSET","subscriptionDataSet":[)"
+                   R"({"topic":"ItTopic","subString":"TagA","subVersion":1}],"unitMode":false}],)"
+                   R"("producerDataSet":[]})");
+    EXPECT_EQ(Call(std::move(hb)).code, 0);
+    RemotingCommand cl = protocol::MakeRequest(RequestCode::kGetConsumerListByGroup);
+    cl.SetField("consumerGroup", "G");
+    RemotingCommand r = Call(std::move(cl));
+    EXPECT_EQ(r.code, 0);
+    EXPECT_EQ(r.body.owned_text(), R"({"consumerIdList":["127.0.0.1@it"]})");
+    // The membership change was announced to this connection (oneway, code 40).
+    auto notes = client_.TakeServerRequests();
+    ASSERT_FALSE(notes.empty());
+    EXPECT_EQ(notes[0].code, 40);
+    EXPECT_TRUE(notes[0].IsOneway());
+  }
+
+  // Pull with a tag filter (SUBSCRIPTION flag) and with the heartbeat's subscription.
+  for (int flag : {4 | 2, 2}) {
+    RemotingCommand r = Pull("ItTopic", 0, 0, "TagA", flag);
+    ASSERT_EQ(r.code, 0) << r.remark.value_or("");
+    EXPECT_EQ(r.FindField("nextBeginOffset").value_or(""), "20");
+    EXPECT_EQ(r.FindField("minOffset").value_or(""), "0");
+    EXPECT_EQ(r.FindField("maxOffset").value_or(""), "20");
+    auto msgs = DecodeBody(r);
+    ASSERT_EQ(msgs.size(), 10u);
+    for (size_t i = 0; i < msgs.size(); ++i) {
+      EXPECT_EQ(msgs[i].tags, "TagA");
+      EXPECT_EQ(msgs[i].body, "body-" + std::to_string(2 * i));
+      EXPECT_EQ(msgs[i].keys, "k" + std::to_string(2 * i) + " idx");
+      EXPECT_EQ(msgs[i].queue_offset, static_cast<int64_t>(2 * i));
+    }
+  }
+  // Offset out of range → 21; empty queue at 0 → 19.
+  EXPECT_EQ(Pull("ItTopic", 0, 99, "*", 4).code, 21);
+  EXPECT_EQ(Pull("ItTopic", 1, 0, "*", 4).code, 19);
+
+  // Consumer offsets.
+  {
+    RemotingCommand q = protocol::MakeRequest(RequestCode::kQueryConsumerOffset);
+    q.SetField("consumerGroup", "G");
+    q.SetField("topic", "ItTopic");
+    q.SetIntField("queueId", 1);
+    EXPECT_EQ(Call(std::move(q)).code, 22);  // empty queue, nothing stored
+    RemotingCommand u = protocol::MakeRequest(RequestCode::kUpdateConsumerOffset);
+    u.SetField("consumerGroup", "G");
+    u.SetField("topic", "ItTopic");
+    u.SetIntField("queueId", 0);
+    u.SetIntField("commitOffset", 12);
+    EXPECT_EQ(Call(std::move(u)).code, 0);
+    RemotingCommand q2 = protocol::MakeRequest(RequestCode::kQueryConsumerOffset);
+    q2.SetField("consumerGroup", "G");
+    q2.SetField("topic", "ItTopic");
+    q2.SetIntField("queueId", 0);
+    RemotingCommand r = Call(std::move(q2));
+    EXPECT_EQ(r.code, 0);
+    EXPECT_EQ(r.FindField("offset").value_or(""), "12");
+  }
+
+  // Queue metadata.
+  {
+    RemotingCommand q = protocol::MakeRequest(RequestCode::kGetMaxOffset);
+    q.SetField("topic", "ItTopic");
+    q.SetIntField("queueId", 0);
+    EXPECT_EQ(Call(std::move(q)).FindField("offset").value_or(""), "20");
+    RemotingCommand m = protocol::MakeRequest(RequestCode::kGetMinOffset);
+    m.SetField("topic", "ItTopic");
+    m.SetIntField("queueId", 0);
+    EXPECT_EQ(Call(std::move(m)).FindField("offset").value_or(""), "0");
+    RemotingCommand s = protocol::MakeRequest(RequestCode::kSearchOffsetByTimestamp);
+    s.SetField("topic", "ItTopic");
+    s.SetIntField("queueId", 0);
+    s.SetIntField("timestamp", 0);
+    EXPECT_EQ(Call(std::move(s)).FindField("offset").value_or(""), "0");
+  }
+
+  // Find by key (the index is built by the dispatcher: allow it a moment).
+  {
+    bool found = false;
+    for (int i = 0; i < 50 && !found; ++i) {
+      RemotingCommand q = protocol::MakeRequest(RequestCode::kQueryMessage);
+      q.SetField("topic", "ItTopic");
+      q.SetField("key", "k7");
+      q.SetIntField("maxNum", 32);
+      q.SetIntField("beginTimestamp", 0);
+      q.SetIntField("endTimestamp", INT64_MAX);
+      RemotingCommand r = Call(std::move(q));
+      if (r.code == 0) {
+        auto msgs = DecodeBody(r);
+        ASSERT_EQ(msgs.size(), 1u);
+        EXPECT_EQ(msgs[0].body, "body-7");
+        found = true;
+      } else {
+        EXPECT_EQ(r.code, 22);
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      }
+    }
+    EXPECT_TRUE(found);
+  }
+
+  // Missing header field → SYSTEM_ERROR naming it; unknown code → 3.
+  {
+    RemotingCommand q = protocol::MakeRequest(RequestCode::kGetMaxOffset);
+    q.SetField("topic", "ItTopic");
+    RemotingCommand r = Call(std::move(q));
+    EXPECT_EQ(r.code, 1);
+    EXPECT_NE(r.remark.value_or("").find("queueId"), std::string::npos);
+    EXPECT_EQ(Call(protocol::MakeRequest(7777)).code, 3);
+  }
+}
+
+TEST_F(BrokerIntegrationTest, LongPollIsWokenByArrivalAndDoesNotBlockConnection) {
+  CreateTopic("PollTopic", 1);
+  net::RemotingClient puller;
+  ASSERT_TRUE(puller.Connect(broker_addr_).ok());
+  const int64_t t0 = net::SteadyNowMillis();
+  auto held = std::async(std::launch::async, [&] {
+    return Pull("PollTopic", 0, 0, "TagA", 4 | 2, 8000, &puller);
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  // A non-matching tag does not satisfy it ... the first matching one does.
+  ASSERT_EQ(Send("PollTopic", 0, "late", "TagA", "kl").code, 0);
+  RemotingCommand r = held.get();
+  EXPECT_EQ(r.code, 0);
+  EXPECT_LT(net::SteadyNowMillis() - t0, 5000);
+  auto msgs = DecodeBody(r);
+  ASSERT_EQ(msgs.size(), 1u);
+  EXPECT_EQ(msgs[0].body, "late");
+
+  // A held pull times out with PULL_NOT_FOUND, and meanwhile the same connection serves.
+  RemotingCommand pull = protocol::MakeRequest(RequestCode::kPullMessage);
+  pull.opaque = 5000;
+  pull.SetField("consumerGroup", "G");
+  pull.SetField("topic", "PollTopic");
+  pull.SetIntField("queueId", 0);
+  pull.SetIntField("queueOffset", 1);
+  pull.SetIntField("maxMsgNums", 32);
+  pull.SetIntField("sysFlag", 6);
+  pull.SetIntField("commitOffset", 0);
+  pull.SetIntField("suspendTimeoutMillis", 600);
+  pull.SetField("subscription", "*");
+  pull.SetIntField("subVersion", 1);
+  ASSERT_TRUE(puller.SendRaw(protocol::EncodeFrame(pull)->Flatten()).ok());
+  RemotingCommand q = protocol::MakeRequest(RequestCode::kGetMaxOffset);
+  q.SetField("topic", "PollTopic");
+  q.SetIntField("queueId", 0);
+  const int64_t t1 = net::SteadyNowMillis();
+  auto fast = puller.Invoke(std::move(q), 3000);
+  ASSERT_TRUE(fast.ok());
+  EXPECT_EQ(fast->FindField("offset").value_or(""), "1");
+  EXPECT_LT(net::SteadyNowMillis() - t1, 400);
+}
+
+TEST_F(BrokerIntegrationTest, MalformedFramesCloseOnlyTheirConnection) {
+  CreateTopic("RobustTopic", 1);
+  for (std::vector<uint8_t> bytes :
+       {std::vector<uint8_t>{0x7F, 0xFF, 0xFF, 0xFF},
+        std::vector<uint8_t>{0x00, 0x00, 0x00, 0x08, 0x00, 0x00, 0x00, 0x04, '{', '"', 'a', 0}}) {
+    net::RemotingClient bad;
+    ASSERT_TRUE(bad.Connect(broker_addr_).ok());
+    ASSERT_TRUE(bad.SendRaw(bytes).ok());
+    EXPECT_TRUE(bad.WaitPeerClosed(3000));
+  }
+  EXPECT_EQ(Send("RobustTopic", 0, "still", "TagA", "k").code, 0);
+}
+
+TEST_F(BrokerIntegrationTest, OffsetsSurviveRestart) {
+  CreateTopic("RestartTopic", 1);
+  ASSERT_EQ(Send("RestartTopic", 0, "m", "TagA", "k").code, 0);
+  RemotingCommand u = protocol::MakeRequest(RequestCode::kUpdateConsumerOffset);
+  u.SetField("consumerGroup", "G");
+  u.SetField("topic", "RestartTopic");
+  u.SetIntField("queueId", 0);
+  u.SetIntField("commitOffset", 1);
+  EXPECT_EQ(Call(std::move(u)).code, 0);
+  client_.Close();
+  ASSERT_TRUE(broker_->Stop().ok());
+  broker_.reset();
+  StartBroker();
+  RemotingCommand q = protocol::MakeRequest(RequestCode::kQueryConsumerOffset);
+  q.SetField("consumerGroup", "G");
+  q.SetField("topic", "RestartTopic");
+  q.SetIntField("queueId", 0);
+  RemotingCommand r = Call(std::move(q));
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.FindField("offset").value_or(""), "1");
+}
+
+}  // namespace
+}  // namespace rocketstore

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# ali-ons interop test (ctest label `interop`): installs ali-ons@3.12.0 from the npm
+# registry (pinned by package-lock.json) into a temporary folder, starts
+# `rocketstore serve` there on free loopback ports and runs produce_consume.js.
+# Usage: run_interop.sh <rocketstore binary>. Exit 77 (ctest SKIP) if npm cannot install.
+set -u
+BIN=$(realpath "$1")
+SRC=$(cd "$(dirname "$0")" && pwd)
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/rocketstore-interop.XXXXXX")
+SERVE_PID=""
+cleanup() {
+  if [ -n "$SERVE_PID" ] && kill -0 "$SERVE_PID" 2>/dev/null; then
+    kill -TERM "$SERVE_PID"; wait "$SERVE_PID" 2>/dev/null
+  fi
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+cp "$SRC/package.json" "$SRC/package-lock.json" "$SRC/produce_consume.js" "$WORK/"
+cd "$WORK" || exit 1
+if ! timeout 300 npm ci --no-audit --no-fund --loglevel=error >npm.log 2>&1; then
+  echo "SKIP: npm ci failed (registry unreachable?):"; cat npm.log; exit 77
+fi
+free_port() {
+  node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})"
+}
+NS_PORT=$(free_port)
+BR_PORT=$(free_port)
+while [ "$BR_PORT" = "$NS_PORT" ]; do BR_PORT=$(free_port); done
+"$BIN" serve --namesrv-port "$NS_PORT" --broker-port "$BR_PORT" --store "$WORK/data" >serve.log 2>&1 &
+SERVE_PID=$!
+for _ in $(seq 1 100); do
+  grep -q "broker broker-a listening" serve.log && break
+  kill -0 "$SERVE_PID" 2>/dev/null || { echo "serve exited:"; cat serve.log; exit 1; }
+  sleep 0.1
+done
+NAMESRV="127.0.0.1:$NS_PORT" BROKER_ADDR="127.0.0.1:$BR_PORT" timeout 300 node produce_consume.js
+RC=$?
+kill -TERM "$SERVE_PID"; wait "$SERVE_PID"; SERVE_RC=$?; SERVE_PID=""
+cat serve.log
+if [ -e "$WORK/data/abort" ]; then echo "FAIL: abort file left after SIGTERM"; exit 1; fi
+[ "$RC" -eq 0 ] && [ "$SERVE_RC" -eq 0 ]

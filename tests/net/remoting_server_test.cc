@@ -1,0 +1,214 @@
+// RemotingServer/RemotingClient over loopback: dispatch, unknown codes, oneway, async
+// (out-of-order) responses, malformed frames closing only their connection.
+#include "net/remoting_server.h"
+
+#include <gtest/gtest.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <thread>
+
+#include "net/remoting_client.h"
+
+namespace rocketstore::net {
+namespace {
+
+using protocol::RemotingCommand;
+
+class ServerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    server_ = std::make_unique<RemotingServer>(ServerOptions{});
+    server_->RegisterHandler(1000, [](const ConnectionPtr&, RemotingCommand& r)
+                                       -> std::optional<RemotingCommand> {
+      RemotingCommand resp = protocol::MakeResponse(r, 0);
+      resp.SetField("echo", std::string(r.FindField("v").value_or("")));
+      resp.body.Assign(r.body.owned_text());
+      return resp;
+    });
+    // Answers later, from another thread.
+    server_->RegisterHandler(1001, [this](const ConnectionPtr& c, RemotingCommand& r)
+                                       -> std::optional<RemotingCommand> {
+      later_.emplace_back([c, r] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        c->SendResponse(r, protocol::MakeResponse(r, 0, "late"));
+      });
+      return std::nullopt;
+    });
+    server_->RegisterHandler(1002, [this](const ConnectionPtr&, RemotingCommand& r)
+                                       -> std::optional<RemotingCommand> {
+      oneway_seen_++;
+      return protocol::MakeResponse(r, 0);
+    });
+    ASSERT_TRUE(server_->Start().ok());
+    addr_ = "127.0.0.1:" + std::to_string(server_->port());
+  }
+  void TearDown() override {
+    for (auto& t : later_) t.join();
+    server_->Stop();
+  }
+  std::unique_ptr<RemotingServer> server_;
+  std::string addr_;
+  std::vector<std::thread> later_;
+  std::atomic<int> oneway_seen_{0};
+};
+
+TEST_F(ServerTest, EchoAndUnknownCode) {
+  RemotingClient c;
+  ASSERT_TRUE(c.Connect(addr_).ok());
+  RemotingCommand req = protocol::MakeRequest(1000);
+  req.SetField("v", "hello");
+  req.body.Assign("payload");
+  auto resp = c.Invoke(req);
+  ASSERT_TRUE(resp.ok()) << resp.status().message();
+  EXPECT_EQ(resp->code, 0);
+  EXPECT_EQ(resp->FindField("echo").value_or(""), "hello");
+  EXPECT_EQ(resp->body.owned_text(), "payload");
+
+  auto unknown = c.Invoke(protocol::MakeRequest(4242));
+  ASSERT_TRUE(unknown.ok());
+  EXPECT_EQ(unknown->code, 3);
+  EXPECT_EQ(unknown->remark.value_or(""), " request type 4242 not supported");
+}
+
+TEST_F(ServerTest, OnewayIsNeverAnswered) {
+  RemotingClient c;
+  ASSERT_TRUE(c.Connect(addr_).ok());
+  ASSERT_TRUE(c.InvokeOneway(protocol::MakeRequest(1002)).ok());
+  ASSERT_TRUE(c.InvokeOneway(protocol::MakeRequest(9999)).ok());  // unknown, oneway
+  // The next response must be the one to this request, not to the oneways.
+  auto resp = c.Invoke(protocol::MakeRequest(1000));
+  ASSERT_TRUE(resp.ok());
+  EXPECT_EQ(resp->code, 0);
+  EXPECT_EQ(oneway_seen_.load(), 1);
+  // Nothing else queued: a server request wait times out.
+  EXPECT_FALSE(c.WaitServerRequest(200).ok());
+}
+
+TEST_F(ServerTest, HeldRequestDoesNotBlockLaterOnes) {
+  RemotingClient c;
+  ASSERT_TRUE(c.Connect(addr_).ok());
+  // Send the slow one raw (we don't wait for it), then a fast one.
+  RemotingCommand slow = protocol::MakeRequest(1001);
+  slow.opaque = 777;
+  auto frame = protocol::EncodeFrame(slow);
+  ASSERT_TRUE(frame.ok());
+  ASSERT_TRUE(c.SendRaw(frame->Flatten()).ok());
+  const int64_t t0 = SteadyNowMillis();
+  auto fast = c.Invoke(protocol::MakeRequest(1000));
+  ASSERT_TRUE(fast.ok());
+  EXPECT_LT(SteadyNowMillis() - t0, 250);
+}
+
+TEST_F(ServerTest, MalformedFramesCloseOnlyTheirConnection) {
+  RemotingClient good;
+  ASSERT_TRUE(good.Connect(addr_).ok());
+  const std::vector<std::vector<uint8_t>> bad = {
+      {0x7F, 0xFF, 0xFF, 0xFF},                                     // oversized length
+      {0x00, 0x00, 0x00, 0x08, 0x00, 0x00, 0x00, 0x10, 'x', 'x', 'x', 'x'},  // header > frame
+      {0x00, 0x00, 0x00, 0x06, 0x05, 0x00, 0x00, 0x02, '{', '}'},  // unknown serialize type
+      {0x00, 0x00, 0x00, 0x08, 0x00, 0x00, 0x00, 0x04, '{', 'x', 'y', '}'},  // bad JSON
+  };
+  for (const auto& bytes : bad) {
+    RemotingClient c;
+    ASSERT_TRUE(c.Connect(addr_).ok());
+    ASSERT_TRUE(c.SendRaw(bytes).ok());
+    EXPECT_TRUE(c.WaitPeerClosed(3000));
+  }
+  {
+    // Truncated frame then close.
+    RemotingClient c;
+    ASSERT_TRUE(c.Connect(addr_).ok());
+    ASSERT_TRUE(c.SendRaw(std::vector<uint8_t>{0x00, 0x00, 0x01, 0x00, 0x00}).ok());
+    c.Close();
+  }
+  auto resp = good.Invoke(protocol::MakeRequest(1000));
+  ASSERT_TRUE(resp.ok());
+  EXPECT_EQ(resp->code, 0);
+}
+
+TEST_F(ServerTest, BinaryHeaderLengthPastTheEndClosesConnection) {
+  RemotingClient good;
+  ASSERT_TRUE(good.Connect(addr_).ok());
+  RemotingClient c;
+  ASSERT_TRUE(c.Connect(addr_).ok());
+  // length 25, type 1 (ROCKETMQ) + header 21: code, lang, version, opaque, flag,
+  // remarkLength = INT32_MAX (past the header), extFieldsLength.
+  std::vector<uint8_t> bytes = {0, 0, 0, 25, 1, 0, 0, 21, 0, 10, 0, 0, 0, 0, 0, 0, 1,
+                                0, 0, 0, 0, 0x7F, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0};
+  ASSERT_TRUE(c.SendRaw(bytes).ok());
+  EXPECT_TRUE(c.WaitPeerClosed(3000));
+  ASSERT_TRUE(good.Invoke(protocol::MakeRequest(1000)).ok());
+}
+
+TEST_F(ServerTest, ManyIdleConnectionsDoNotStopService) {
+  rlimit lim{};
+  getrlimit(RLIMIT_NOFILE, &lim);
+  if (lim.rlim_cur < lim.rlim_max) {
+    lim.rlim_cur = std::min<rlim_t>(lim.rlim_max, 8192);
+    setrlimit(RLIMIT_NOFILE, &lim);
+    getrlimit(RLIMIT_NOFILE, &lim);
+  }
+  // Each idle connection costs two descriptors here (client and server side).
+  const int n = static_cast<int>(std::min<rlim_t>(1000, (lim.rlim_cur - 64) / 2));
+  if (n < 100) GTEST_SKIP() << "RLIMIT_NOFILE too low (" << lim.rlim_cur << ")";
+  std::vector<int> fds;
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_port = htons(server_->port());
+  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  for (int i = 0; i < n; ++i) {
+    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof(sa)), 0);
+    fds.push_back(fd);
+  }
+  for (int i = 0; i < 100 && server_->connection_count() < static_cast<size_t>(n); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_EQ(server_->connection_count(), static_cast<size_t>(n));
+  RemotingClient c;
+  ASSERT_TRUE(c.Connect(addr_).ok());
+  auto resp = c.Invoke(protocol::MakeRequest(1000));
+  ASSERT_TRUE(resp.ok());
+  EXPECT_EQ(resp->code, 0);
+  for (int fd : fds) ::close(fd);
+}
+
+TEST_F(ServerTest, SplitAndCoalescedFrames) {
+  RemotingClient c;
+  ASSERT_TRUE(c.Connect(addr_).ok());
+  RemotingCommand a = protocol::MakeRequest(1000);
+  a.opaque = 101;
+  a.SetField("v", "a");
+  RemotingCommand b = a;
+  b.opaque = 102;
+  std::vector<uint8_t> bytes = protocol::EncodeFrame(a)->Flatten();
+  auto fb = protocol::EncodeFrame(b)->Flatten();
+  bytes.insert(bytes.end(), fb.begin(), fb.end());
+  for (size_t i = 0; i < bytes.size(); i += 7) {
+    ASSERT_TRUE(c.SendRaw(std::span(bytes).subspan(i, std::min<size_t>(7, bytes.size() - i))).ok());
+  }
+  // Both answered; then a normal invoke still works.
+  auto r = c.Invoke(protocol::MakeRequest(1000));
+  ASSERT_TRUE(r.ok());
+}
+
+TEST_F(ServerTest, IdleConnectionsAreClosed) {
+  server_->Stop();
+  ServerOptions o;
+  o.idle_timeout_ms = 200;
+  server_ = std::make_unique<RemotingServer>(o);
+  ASSERT_TRUE(server_->Start().ok());
+  RemotingClient c;
+  ASSERT_TRUE(c.Connect("127.0.0.1:" + std::to_string(server_->port())).ok());
+  EXPECT_TRUE(c.WaitPeerClosed(3000));
+}
+
+}  // namespace
+}  // namespace rocketstore::net
