@@ -1,5 +1,5 @@
 # The two commands of the README, plus a few conveniences.
-#   make run   - install deps, build release, start rocketstore's main job (store under ./data)
+#   make run   - install deps, build release, start `rocketstore serve` (store under ./data)
 #   make test  - install deps, build release + asan, run every test in both
 JOBS ?= $(shell nproc)
 CTEST_ARGS ?=
@@ -14,7 +14,7 @@ build: deps
 	@cmake --build --preset release -j $(JOBS)
 
 run: build
-	./build/release/rocketstore demo --store ./data
+	./build/release/rocketstore serve --store ./data
 
 test: deps test-release test-asan
 	@echo "make test: all suites passed (release + asan)"

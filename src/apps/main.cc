@@ -146,6 +146,10 @@ int main(int argc, char** argv) {
                   "autoCreateTopicEnable: create TBW102 and topics on first send")
         ->capture_default_str();
     c->add_flag("--sync-flush", run.sync_flush, "flushDiskType=SYNC_FLUSH (default ASYNC_FLUSH)");
+    c->add_option("--config,-c", run.config_file,
+                  "RocketMQ-style broker.conf (key=value); flags that differ from their "
+                  "defaults override it")
+        ->check(CLI::ExistingFile);
   };
   CLI::App* serve_cmd = app.add_subcommand(
       "serve",
@@ -164,8 +168,8 @@ int main(int argc, char** argv) {
       "broker", "Run only the broker; it registers with the name servers given by --namesrv.");
   add_run_common(broker_cmd);
   add_broker_flags(broker_cmd);
-  broker_cmd->add_option("--namesrv", run.namesrv_addrs, "Name servers: HOST:PORT[;HOST:PORT]")
-      ->required();
+  broker_cmd->add_option("--namesrv", run.namesrv_addrs,
+                         "Name servers: HOST:PORT[;HOST:PORT] (or namesrvAddr in --config)");
 
   CLI11_PARSE(app, argc, argv);
   if (serve_cmd->parsed()) return rocketstore::broker::RunServe(run);

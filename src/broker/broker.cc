@@ -111,6 +111,9 @@ Status Broker::Start() {
     t.perm = kPermRead | kPermWrite | kPermInherit;
     topics_->Upsert(t);
   }
+  if (options_.store.flush_disk_type == FlushDiskType::kSyncFlush) {
+    send_pool_ = std::make_unique<asio::thread_pool>(std::max(1, options_.send_threads));
+  }
   server_ = std::make_unique<net::RemotingServer>(options_.server);
   RegisterHandlers();
   server_->SetCloseListener([this](const net::ConnectionPtr& c) { OnConnectionClosed(c); });
@@ -124,10 +127,9 @@ Status Broker::Start() {
                  : options_.advertised_addr;
   auto host = format::HostAddress::Parse(address_);
   store_host_ = host.ok() ? *host : format::HostAddress::V4(127, 0, 0, 1, server_->port());
-  store_->SetArrivalListener(
-      [this](std::string_view topic, int32_t queue_id, QueueOffset) {
-        OnArrival(std::string(topic), queue_id);
-      });
+  store_->SetArrivalListener([this](std::string_view topic, int32_t queue_id, QueueOffset) {
+    OnArrival(std::string(topic), queue_id);
+  });
   started_ = true;
   register_requested_ = true;
   hk_thread_ = std::thread([this] { Housekeeping(); });
@@ -159,6 +161,7 @@ Status Broker::Stop() {
     ns_clients_.clear();
   }
   server_->Stop();
+  if (send_pool_) send_pool_->join();
   {
     std::lock_guard lock(held_mu_);
     held_.clear();
@@ -172,7 +175,16 @@ void Broker::RegisterHandlers() {
   auto reg = [this](RequestCode code, auto fn) {
     server_->RegisterHandler(ToInt(code), std::move(fn));
   };
-  auto send = [this](const net::ConnectionPtr& c, RemotingCommand& r) { return OnSend(c, r); };
+  auto send = [this](const net::ConnectionPtr& c, RemotingCommand& r) -> Reply {
+    if (!send_pool_) return OnSend(c, r);
+    // SYNC_FLUSH: the put blocks for the group commit; keep the io thread free.
+    auto req = std::make_shared<RemotingCommand>(std::move(r));
+    asio::post(*send_pool_, [this, c, req] {
+      Reply resp = OnSend(c, *req);
+      if (resp) c->SendResponse(*req, std::move(*resp));
+    });
+    return std::nullopt;
+  };
   reg(RequestCode::kSendMessage, send);
   reg(RequestCode::kSendMessageV2, send);
   reg(RequestCode::kSendBatchMessage, send);
@@ -180,9 +192,8 @@ void Broker::RegisterHandlers() {
       [this](const net::ConnectionPtr& c, RemotingCommand& r) { return OnPull(c, r, true); });
   reg(RequestCode::kHeartBeat,
       [this](const net::ConnectionPtr& c, RemotingCommand& r) { return OnHeartbeat(c, r); });
-  reg(RequestCode::kUnregisterClient, [this](const net::ConnectionPtr& c, RemotingCommand& r) {
-    return OnUnregisterClient(c, r);
-  });
+  reg(RequestCode::kUnregisterClient,
+      [this](const net::ConnectionPtr& c, RemotingCommand& r) { return OnUnregisterClient(c, r); });
   reg(RequestCode::kGetConsumerListByGroup,
       [this](const net::ConnectionPtr&, RemotingCommand& r) { return OnConsumerList(r); });
   reg(RequestCode::kQueryConsumerOffset,
@@ -209,10 +220,9 @@ Reply Broker::OnSend(const net::ConnectionPtr& conn, RemotingCommand& r) {
   auto F = [v2](std::string_view shortname, std::string_view longname) {
     return v2 ? shortname : longname;
   };
-  if (Status s = r.RequireFields({F("a", "producerGroup"), F("b", "topic"),
-                                  F("c", "defaultTopic"), F("d", "defaultTopicQueueNums"),
-                                  F("e", "queueId"), F("f", "sysFlag"), F("g", "bornTimestamp"),
-                                  F("h", "flag")});
+  if (Status s = r.RequireFields({F("a", "producerGroup"), F("b", "topic"), F("c", "defaultTopic"),
+                                  F("d", "defaultTopicQueueNums"), F("e", "queueId"),
+                                  F("f", "sysFlag"), F("g", "bornTimestamp"), F("h", "flag")});
       !s.ok()) {
     return protocol::MakeSystemErrorResponse(r, s);
   }
@@ -227,7 +237,8 @@ Reply Broker::OnSend(const net::ConnectionPtr& conn, RemotingCommand& r) {
                           born.status(), flag.status(), reconsume.status()}) {
     if (!s.ok()) return protocol::MakeSystemErrorResponse(r, s);
   }
-  const bool batch = r.code == ToInt(RequestCode::kSendBatchMessage) || r.GetBoolOr(F("m", "batch"), false);
+  const bool batch =
+      r.code == ToInt(RequestCode::kSendBatchMessage) || r.GetBoolOr(F("m", "batch"), false);
   if (!IsValidTopicName(topic)) {
     return Resp(r, ResponseCode::kInvalidParameter, "the specified topic is invalid: " + topic);
   }
@@ -256,7 +267,8 @@ Reply Broker::OnSend(const net::ConnectionPtr& conn, RemotingCommand& r) {
   }
   if (queue_id < 0) {
     static thread_local std::mt19937 rng(std::random_device{}());
-    queue_id = static_cast<int32_t>(rng() % static_cast<uint32_t>(std::max(1, config->write_queue_nums)));
+    queue_id =
+        static_cast<int32_t>(rng() % static_cast<uint32_t>(std::max(1, config->write_queue_nums)));
   }
   const std::string_view props_in = r.FindField(F("i", "properties")).value_or("");
   if (props_in.size() > 32767) {
@@ -360,9 +372,8 @@ Reply Broker::OnSend(const net::ConnectionPtr& conn, RemotingCommand& r) {
 // ---------------------------------------------------------------- pull
 
 Reply Broker::OnPull(const net::ConnectionPtr& conn, RemotingCommand& r, bool first_pass) {
-  if (Status s = r.RequireFields({"consumerGroup", "topic", "queueId", "queueOffset",
-                                  "maxMsgNums", "sysFlag", "commitOffset",
-                                  "suspendTimeoutMillis"});
+  if (Status s = r.RequireFields({"consumerGroup", "topic", "queueId", "queueOffset", "maxMsgNums",
+                                  "sysFlag", "commitOffset", "suspendTimeoutMillis"});
       !s.ok()) {
     return protocol::MakeSystemErrorResponse(r, s);
   }
@@ -374,8 +385,8 @@ Reply Broker::OnPull(const net::ConnectionPtr& conn, RemotingCommand& r, bool fi
   auto sys_flag = r.GetInt32("sysFlag");
   auto commit = r.GetInt("commitOffset");
   auto suspend = r.GetInt("suspendTimeoutMillis");
-  for (const Status& s : {queue_id.status(), offset.status(), max_nums.status(),
-                          sys_flag.status(), commit.status(), suspend.status()}) {
+  for (const Status& s : {queue_id.status(), offset.status(), max_nums.status(), sys_flag.status(),
+                          commit.status(), suspend.status()}) {
     if (!s.ok()) return protocol::MakeSystemErrorResponse(r, s);
   }
   groups_cfg_->FindOrCreate(group);
@@ -409,10 +420,10 @@ Reply Broker::OnPull(const net::ConnectionPtr& conn, RemotingCommand& r, bool fi
       }
     }
     if (!found) {
-      return Resp(r, ResponseCode::kSubscriptionNotExist,
-                  "the consumer's subscription not exist");
+      return Resp(r, ResponseCode::kSubscriptionNotExist, "the consumer's subscription not exist");
     }
-    if (found->sub_version < (r.GetIntOr("subVersion", 0).ok() ? *r.GetIntOr("subVersion", 0) : 0)) {
+    if (found->sub_version <
+        (r.GetIntOr("subVersion", 0).ok() ? *r.GetIntOr("subVersion", 0) : 0)) {
       return Resp(r, ResponseCode::kSubscriptionNotLatest,
                   "the consumer's subscription not latest");
     }
@@ -456,8 +467,7 @@ Reply Broker::OnPull(const net::ConnectionPtr& conn, RemotingCommand& r, bool fi
     const int64_t budget = options_.long_polling ? std::max<int64_t>(0, *suspend) : 1000;
     {
       std::lock_guard lock(held_mu_);
-      held_[{topic, *queue_id}].push_back(
-          HeldPull{conn, r, net::SteadyNowMillis() + budget});
+      held_[{topic, *queue_id}].push_back(HeldPull{conn, r, net::SteadyNowMillis() + budget});
     }
     // A message may have arrived between the read and the hold: re-check.
     if (store_->GetMaxOffsetInQueue(topic, *queue_id).value() > *offset) {
@@ -498,7 +508,25 @@ void Broker::OnArrival(std::string topic, int32_t queue_id) {
       auto conn = h.conn.lock();
       if (!conn || conn->closed()) continue;
       Reply resp = OnPull(conn, h.request, false);
-      if (resp) conn->SendResponse(h.request, std::move(*resp));
+      if (!resp) continue;
+      const bool nothing_for_it = resp->code == ToInt(ResponseCode::kPullRetryImmediately) ||
+                                  resp->code == ToInt(ResponseCode::kPullNotFound);
+      if (nothing_for_it && net::SteadyNowMillis() < h.deadline_ms) {
+        // Only messages its filter skips arrived: keep holding, from past them (Java
+        // checks the tag code before waking a held pull).
+        const std::string next(resp->FindField("nextBeginOffset").value_or("0"));
+        h.request.SetField("queueOffset", next);
+        {
+          std::lock_guard lock(held_mu_);
+          held_[{topic, queue_id}].push_back(std::move(h));
+        }
+        const auto parsed = protocol::ParseJavaLong(next);
+        if (parsed && store_->GetMaxOffsetInQueue(topic, queue_id).value() > *parsed) {
+          OnArrival(topic, queue_id);
+        }
+        continue;
+      }
+      conn->SendResponse(h.request, std::move(*resp));
     }
   });
 }
@@ -728,8 +756,8 @@ Reply Broker::OnQueryOffset(RemotingCommand& r) {
     return resp;
   };
   if (off >= 0) return ok_with(off);
-  const bool explicit_false = r.FindField("setZeroIfNotFound").has_value() &&
-                              !r.GetBoolOr("setZeroIfNotFound", true);
+  const bool explicit_false =
+      r.FindField("setZeroIfNotFound").has_value() && !r.GetBoolOr("setZeroIfNotFound", true);
   if (!explicit_false && store_->GetMinOffsetInQueue(topic, *q).value() <= 0 &&
       store_->GetMaxOffsetInQueue(topic, *q).value() > 0) {
     return ok_with(0);
@@ -739,8 +767,7 @@ Reply Broker::OnQueryOffset(RemotingCommand& r) {
 }
 
 Reply Broker::OnUpdateOffset(RemotingCommand& r) {
-  if (Status s = r.RequireFields({"consumerGroup", "topic", "queueId", "commitOffset"});
-      !s.ok()) {
+  if (Status s = r.RequireFields({"consumerGroup", "topic", "queueId", "commitOffset"}); !s.ok()) {
     return protocol::MakeSystemErrorResponse(r, s);
   }
   auto q = r.GetInt32("queueId");
@@ -805,8 +832,17 @@ Reply Broker::OnQueueMeta(RemotingCommand& r) {
   } else {
     auto ts = r.GetInt("timestamp");
     if (!ts.ok()) return protocol::MakeSystemErrorResponse(r, ts.status());
-    auto off = store_->GetOffsetInQueueByTime(topic, *q, *ts);
-    resp.SetIntField("offset", off.ok() ? off->value() : 0);
+    if (r.FindField("boundaryType").value_or("lower") == "upper") {
+      // Largest offset stored at or before ts: one before the first one after it.
+      auto after = store_->GetOffsetInQueueByTime(topic, *q, *ts + 1);
+      const int64_t min = store_->GetMinOffsetInQueue(topic, *q).value();
+      const int64_t max = store_->GetMaxOffsetInQueue(topic, *q).value();
+      const int64_t v = after.ok() ? after->value() - 1 : 0;
+      resp.SetIntField("offset", max == 0 ? 0 : std::clamp<int64_t>(v, min, max - 1));
+    } else {
+      auto off = store_->GetOffsetInQueueByTime(topic, *q, *ts);
+      resp.SetIntField("offset", off.ok() ? off->value() : 0);
+    }
   }
   return resp;
 }
@@ -864,8 +900,8 @@ void Broker::RequestRegistration() {
 
 Status Broker::RegisterAll() {
   if (options_.namesrv_addrs.empty()) return Status::OK();
-  const std::string body = "{\"filterServerList\":[],\"topicConfigSerializeWrapper\":" +
-                           topics_->ToJson() + "}";
+  const std::string body =
+      "{\"filterServerList\":[],\"topicConfigSerializeWrapper\":" + topics_->ToJson() + "}";
   std::lock_guard lock(reg_mu_);
   Status last = Status::OK();
   int ok = 0;
@@ -893,8 +929,8 @@ Status Broker::RegisterAll() {
     if (!resp.ok()) {
       last = resp.status();
     } else if (resp->code != 0) {
-      last = Unavailable("name server " + addr + " refused registration: " +
-                         resp->remark.value_or(""));
+      last = Unavailable("name server " + addr +
+                         " refused registration: " + resp->remark.value_or(""));
     } else {
       ++ok;
     }

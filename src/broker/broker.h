@@ -19,8 +19,8 @@
 // REQUEST_CODE_NOT_SUPPORTED. Membership changes send NOTIFY_CONSUMER_IDS_CHANGED (40,
 // oneway) to every consumer connection of the group.
 //
-// Handlers run on the io threads. Sends under SYNC_FLUSH block the io thread for the
-// group commit (documented limitation).
+// Handlers run on the io threads, except sends under SYNC_FLUSH: they wait for the group
+// commit on a small worker pool (options.send_threads) and are answered from there.
 // Thread-safety: Start/Stop from one owner.
 #pragma once
 
@@ -55,6 +55,9 @@ struct BrokerOptions {
   int64_t register_interval_ms = 30000;
   int64_t offset_persist_interval_ms = 5000;
   int64_t channel_expired_timeout_ms = 120000;
+  // Under SYNC_FLUSH a send blocks until the group commit; such sends run on this many
+  // worker threads (answered asynchronously) so the io thread keeps serving.
+  int send_threads = 4;
 
   static net::ServerOptions DefaultServerOptions() {
     net::ServerOptions o;
@@ -127,6 +130,7 @@ class Broker {
   std::unique_ptr<ConsumerOffsetManager> offsets_;
   std::unique_ptr<SubscriptionGroupManager> groups_cfg_;
   std::unique_ptr<net::RemotingServer> server_;
+  std::unique_ptr<asio::thread_pool> send_pool_;  // SYNC_FLUSH sends only
 
   std::mutex clients_mu_;
   std::map<std::string, Group> consumer_groups_;

@@ -2,8 +2,8 @@
 
 #include <fcntl.h>
 #include <rapidjson/document.h>
-#include <rapidjson/writer.h>
 #include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -54,7 +54,6 @@ int32_t IntOr(const rapidjson::Value& v, const char* key, int32_t dflt) {
   auto it = v.FindMember(key);
   return (it != v.MemberEnd() && it->value.IsInt()) ? it->value.GetInt() : dflt;
 }
-
 
 void ReadVersion(const rapidjson::Document& doc, DataVersion& v) {
   auto it = doc.FindMember("dataVersion");
@@ -305,8 +304,8 @@ std::string ConsumerOffsetManager::ToJson() const {
 
 Status ConsumerOffsetManager::Persist() const { return AtomicWriteFile(path_, ToJson()); }
 
-void ConsumerOffsetManager::Commit(std::string_view group, std::string_view topic,
-                                   int32_t queue_id, int64_t offset) {
+void ConsumerOffsetManager::Commit(std::string_view group, std::string_view topic, int32_t queue_id,
+                                   int64_t offset) {
   if (offset < 0) return;
   std::string key = std::string(topic) + "@" + std::string(group);
   std::lock_guard lock(mu_);

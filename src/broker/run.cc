@@ -4,9 +4,11 @@
 #include <signal.h>
 
 #include <cstdio>
+#include <fstream>
 #include <sstream>
 
 #include "broker/broker.h"
+#include "broker/broker_conf.h"
 #include "namesrv/name_server.h"
 
 namespace rocketstore::broker {
@@ -44,16 +46,33 @@ std::vector<std::string> SplitAddrs(const std::string& s) {
   return out;
 }
 
-BrokerOptions MakeBrokerOptions(const RunOptions& o) {
+Result<BrokerOptions> MakeBrokerOptions(const RunOptions& o) {
+  const RunOptions d;  // defaults: a flag left at its default does not override the file
   BrokerOptions b;
-  b.server.host = o.host;
-  b.server.port = o.broker_port;
-  b.store.root_dir = o.store_dir;
-  b.store.flush_disk_type = o.sync_flush ? FlushDiskType::kSyncFlush : FlushDiskType::kAsyncFlush;
-  b.namesrv_addrs = SplitAddrs(o.namesrv_addrs);
-  b.cluster_name = o.cluster_name;
-  b.broker_name = o.broker_name;
-  b.auto_create_topic = o.auto_create_topic;
+  b.store.root_dir = d.store_dir;
+  if (!o.config_file.empty()) {
+    std::ifstream in(o.config_file);
+    if (!in) return NotFound("cannot read config file " + o.config_file);
+    std::stringstream text;
+    text << in.rdbuf();
+    std::vector<std::string> ignored;
+    RS_RETURN_IF_ERROR(ApplyBrokerConf(text.str(), b, &ignored));
+    for (const auto& key : ignored) {
+      std::fprintf(stderr, "rocketstore: %s: ignoring unsupported key %s\n", o.config_file.c_str(),
+                   key.c_str());
+    }
+  }
+  if (o.host != d.host || b.server.host.empty()) b.server.host = o.host;
+  if (o.broker_port != d.broker_port || o.config_file.empty()) b.server.port = o.broker_port;
+  if (o.store_dir != d.store_dir) b.store.root_dir = o.store_dir;
+  if (o.sync_flush) b.store.flush_disk_type = FlushDiskType::kSyncFlush;
+  if (!o.namesrv_addrs.empty()) b.namesrv_addrs = SplitAddrs(o.namesrv_addrs);
+  if (o.cluster_name != d.cluster_name) b.cluster_name = o.cluster_name;
+  if (o.broker_name != d.broker_name) b.broker_name = o.broker_name;
+  if (o.auto_create_topic != d.auto_create_topic) b.auto_create_topic = o.auto_create_topic;
+  if (!b.advertised_addr.empty() && b.advertised_addr.find(':') == std::string::npos) {
+    b.advertised_addr += ":" + std::to_string(b.server.port);  // brokerIP1 is a host
+  }
   return b;
 }
 
@@ -66,8 +85,7 @@ std::unique_ptr<namesrv::NameServer> StartNamesrv(const RunOptions& o) {
     std::fprintf(stderr, "rocketstore: name server failed to start: %s\n", s.message().c_str());
     return nullptr;
   }
-  std::fprintf(stderr, "rocketstore: name server listening on %s:%u\n", o.host.c_str(),
-               ns->port());
+  std::fprintf(stderr, "rocketstore: name server listening on %s:%u\n", o.host.c_str(), ns->port());
   return ns;
 }
 
@@ -78,8 +96,8 @@ std::unique_ptr<Broker> StartBroker(const BrokerOptions& b) {
                  b.store.root_dir.c_str(), s.message().c_str());
     return nullptr;
   }
-  std::fprintf(stderr, "rocketstore: broker %s listening on %s, store %s\n",
-               b.broker_name.c_str(), broker->address().c_str(), b.store.root_dir.c_str());
+  std::fprintf(stderr, "rocketstore: broker %s listening on %s, store %s\n", b.broker_name.c_str(),
+               broker->address().c_str(), b.store.root_dir.c_str());
   return broker;
 }
 
@@ -102,7 +120,12 @@ int RunServe(const RunOptions& options) {
   if (!ns) return 1;
   RunOptions o = options;
   if (o.namesrv_addrs.empty()) o.namesrv_addrs = "127.0.0.1:" + std::to_string(ns->port());
-  auto broker = StartBroker(MakeBrokerOptions(o));
+  auto bo = MakeBrokerOptions(o);
+  if (!bo.ok()) {
+    std::fprintf(stderr, "rocketstore: %s\n", bo.status().message().c_str());
+    return 2;
+  }
+  auto broker = StartBroker(*bo);
   if (!broker) return 1;
   WaitForShutdownSignal(set);
   int rc = StopBroker(*broker);
@@ -123,11 +146,18 @@ int RunNamesrv(const RunOptions& options) {
 int RunBroker(const RunOptions& options) {
   const sigset_t set = BlockShutdownSignals();
   WarnIfNotLoopback(options.host);
-  if (options.namesrv_addrs.empty()) {
-    std::fprintf(stderr, "rocketstore: broker needs --namesrv HOST:PORT[;HOST:PORT]\n");
+  auto bo = MakeBrokerOptions(options);
+  if (!bo.ok()) {
+    std::fprintf(stderr, "rocketstore: %s\n", bo.status().message().c_str());
     return 2;
   }
-  auto broker = StartBroker(MakeBrokerOptions(options));
+  if (bo->namesrv_addrs.empty()) {
+    std::fprintf(stderr,
+                 "rocketstore: broker needs --namesrv HOST:PORT[;HOST:PORT] "
+                 "(or namesrvAddr in the config file)\n");
+    return 2;
+  }
+  auto broker = StartBroker(*bo);
   if (!broker) return 1;
   WaitForShutdownSignal(set);
   return StopBroker(*broker);

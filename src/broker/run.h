@@ -22,6 +22,9 @@ struct RunOptions {
   std::string broker_name = "broker-a";
   bool auto_create_topic = true;
   bool sync_flush = false;
+  // RocketMQ-style broker.conf (broker/broker_conf.h). Applied first; then every flag
+  // above whose value differs from its default overrides it.
+  std::string config_file;
 };
 
 int RunServe(const RunOptions& options);

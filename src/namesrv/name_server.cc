@@ -25,8 +25,7 @@ NameServer::NameServer(NameServerOptions options)
         auto crc = req.GetIntOr("bodyCrc32", 0);
         if (!crc.ok()) return protocol::MakeSystemErrorResponse(req, crc.status());
         std::vector<uint8_t> body = req.body.Flatten();
-        if (*crc != 0 &&
-            static_cast<int64_t>(RocketMqCrc32(body.data(), body.size())) != *crc) {
+        if (*crc != 0 && static_cast<int64_t>(RocketMqCrc32(body.data(), body.size())) != *crc) {
           return protocol::MakeResponse(req, ResponseCode::kSystemError, "crc32 not match");
         }
         if (req.GetBoolOr("compressed", false)) {

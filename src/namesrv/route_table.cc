@@ -152,8 +152,8 @@ void RouteTable::RemoveAddrLocked(const std::string& addr) {
   }
 }
 
-void RouteTable::Unregister(const std::string&, const std::string&,
-                            const std::string& broker_addr, int64_t) {
+void RouteTable::Unregister(const std::string&, const std::string&, const std::string& broker_addr,
+                            int64_t) {
   std::lock_guard lock(mu_);
   RemoveAddrLocked(broker_addr);
 }

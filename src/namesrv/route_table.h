@@ -43,7 +43,7 @@ struct BrokerRegistration {
   int64_t broker_id = 0;
   int64_t heartbeat_timeout_ms = 120000;
   uint64_t connection_id = 0;
-  std::string data_version;  // compared as text
+  std::string data_version;                 // compared as text
   std::map<std::string, QueueData> topics;  // topic → its queue data on this broker
 };
 

@@ -178,20 +178,19 @@ void Connection::DoWrite() {
     buffers->emplace_back(it->frame.head.data(), it->frame.head.size());
     for (auto part : it->frame.body_parts) buffers->emplace_back(part.data(), part.size());
   }
-  asio::async_write(
-      socket_, *buffers,
-      asio::bind_executor(strand_, [self = shared_from_this(), buffers, frames](
-                                       const asio::error_code& ec, size_t) {
-        if (ec) {
-          self->CloseOnStrand();
-          return;
-        }
-        for (size_t i = 0; i < frames && !self->queue_.empty(); ++i) {
-          self->queued_bytes_ -= self->queue_.front().frame.size();
-          self->queue_.pop_front();
-        }
-        self->DoWrite();
-      }));
+  asio::async_write(socket_, *buffers,
+                    asio::bind_executor(strand_, [self = shared_from_this(), buffers, frames](
+                                                     const asio::error_code& ec, size_t) {
+                      if (ec) {
+                        self->CloseOnStrand();
+                        return;
+                      }
+                      for (size_t i = 0; i < frames && !self->queue_.empty(); ++i) {
+                        self->queued_bytes_ -= self->queue_.front().frame.size();
+                        self->queue_.pop_front();
+                      }
+                      self->DoWrite();
+                    }));
 }
 
 void Connection::Close() {
@@ -228,8 +227,8 @@ Status RemotingServer::Start() {
   if (!ec) acceptor_.bind(ep, ec);
   if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
   if (ec) {
-    return Unavailable("cannot listen on " + options_.host + ":" +
-                       std::to_string(options_.port) + ": " + ec.message());
+    return Unavailable("cannot listen on " + options_.host + ":" + std::to_string(options_.port) +
+                       ": " + ec.message());
   }
   port_ = acceptor_.local_endpoint(ec).port();
   work_.emplace(io_.get_executor());

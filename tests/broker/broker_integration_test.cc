@@ -54,8 +54,9 @@ class BrokerIntegrationTest : public ::testing::Test {
     ns_addr_ = "127.0.0.1:" + std::to_string(ns_->port());
     StartBroker();
   }
-  void StartBroker() {
+  void StartBroker(bool sync_flush = false) {
     broker::BrokerOptions bo;
+    if (sync_flush) bo.store.flush_disk_type = FlushDiskType::kSyncFlush;
     bo.server.port = 0;
     bo.namesrv_addrs = {ns_addr_};
     bo.store.root_dir = dir_.path() + "/store";
@@ -110,9 +111,8 @@ class BrokerIntegrationTest : public ::testing::Test {
     return Call(std::move(req));
   }
 
-  RemotingCommand Pull(const std::string& topic, int queue, int64_t offset,
-                       const std::string& sub, int sys_flag, int64_t suspend = 0,
-                       net::RemotingClient* c = nullptr) {
+  RemotingCommand Pull(const std::string& topic, int queue, int64_t offset, const std::string& sub,
+                       int sys_flag, int64_t suspend = 0, net::RemotingClient* c = nullptr) {
     RemotingCommand req = protocol::MakeRequest(RequestCode::kPullMessage);
     req.SetField("consumerGroup", "G");
     req.SetField("topic", topic);
@@ -130,6 +130,19 @@ class BrokerIntegrationTest : public ::testing::Test {
       return r.ok() ? std::move(r).value() : RemotingCommand{};
     }
     return Call(std::move(req));
+  }
+
+  // Sends return once appended; consume queues are built by the store's dispatcher
+  // thread just after. Waits (bounded) until `n` messages are visible.
+  void WaitVisible(const std::string& topic, int queue, int64_t n) {
+    for (int i = 0; i < 200; ++i) {
+      RemotingCommand q = protocol::MakeRequest(RequestCode::kGetMaxOffset);
+      q.SetField("topic", topic);
+      q.SetIntField("queueId", queue);
+      if (Call(std::move(q)).FindField("offset").value_or("") == std::to_string(n)) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    ADD_FAILURE() << "messages not visible: " << topic << "/" << queue;
   }
 
   testing::TempDir dir_;
@@ -178,6 +191,7 @@ TEST_F(BrokerIntegrationTest, ProduceConsumeOffsetsAndLookup) {
     EXPECT_EQ(r.FindField("queueOffset").value_or(""), std::to_string(i));
     EXPECT_EQ(r.FindField("msgId").value_or("").size(), 32u);
   }
+  WaitVisible("ItTopic", 0, 20);
   // Unknown topic without auto-create template match → TOPIC_NOT_EXIST; bad name → 29.
   {
     RemotingCommand r = Send("bad topic", 0, "x", "TagA", "k");
@@ -304,11 +318,12 @@ TEST_F(BrokerIntegrationTest, LongPollIsWokenByArrivalAndDoesNotBlockConnection)
   net::RemotingClient puller;
   ASSERT_TRUE(puller.Connect(broker_addr_).ok());
   const int64_t t0 = net::SteadyNowMillis();
-  auto held = std::async(std::launch::async, [&] {
-    return Pull("PollTopic", 0, 0, "TagA", 4 | 2, 8000, &puller);
-  });
+  auto held = std::async(std::launch::async,
+                         [&] { return Pull("PollTopic", 0, 0, "TagA", 4 | 2, 8000, &puller); });
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  // A non-matching tag does not satisfy it ... the first matching one does.
+  // A non-matching tag does not satisfy it (it stays held); the first matching one does.
+  ASSERT_EQ(Send("PollTopic", 0, "decoy", "TagB", "kd").code, 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
   ASSERT_EQ(Send("PollTopic", 0, "late", "TagA", "kl").code, 0);
   RemotingCommand r = held.get();
   EXPECT_EQ(r.code, 0);
@@ -316,6 +331,7 @@ TEST_F(BrokerIntegrationTest, LongPollIsWokenByArrivalAndDoesNotBlockConnection)
   auto msgs = DecodeBody(r);
   ASSERT_EQ(msgs.size(), 1u);
   EXPECT_EQ(msgs[0].body, "late");
+  EXPECT_EQ(r.FindField("nextBeginOffset").value_or(""), "2");
 
   // A held pull times out with PULL_NOT_FOUND, and meanwhile the same connection serves.
   RemotingCommand pull = protocol::MakeRequest(RequestCode::kPullMessage);
@@ -323,7 +339,7 @@ TEST_F(BrokerIntegrationTest, LongPollIsWokenByArrivalAndDoesNotBlockConnection)
   pull.SetField("consumerGroup", "G");
   pull.SetField("topic", "PollTopic");
   pull.SetIntField("queueId", 0);
-  pull.SetIntField("queueOffset", 1);
+  pull.SetIntField("queueOffset", 2);
   pull.SetIntField("maxMsgNums", 32);
   pull.SetIntField("sysFlag", 6);
   pull.SetIntField("commitOffset", 0);
@@ -337,7 +353,7 @@ TEST_F(BrokerIntegrationTest, LongPollIsWokenByArrivalAndDoesNotBlockConnection)
   const int64_t t1 = net::SteadyNowMillis();
   auto fast = puller.Invoke(std::move(q), 3000);
   ASSERT_TRUE(fast.ok());
-  EXPECT_EQ(fast->FindField("offset").value_or(""), "1");
+  EXPECT_EQ(fast->FindField("offset").value_or(""), "2");
   EXPECT_LT(net::SteadyNowMillis() - t1, 400);
 }
 
@@ -374,6 +390,124 @@ TEST_F(BrokerIntegrationTest, OffsetsSurviveRestart) {
   RemotingCommand r = Call(std::move(q));
   EXPECT_EQ(r.code, 0);
   EXPECT_EQ(r.FindField("offset").value_or(""), "1");
+}
+
+void PutBe32(std::string& out, int32_t v) {
+  for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<char>(v >> shift));
+}
+
+TEST_F(BrokerIntegrationTest, BatchSendStoresConsecutiveRecords) {
+  CreateTopic("BatchTopic", 1);
+  std::string body;
+  for (int i = 0; i < 3; ++i) {
+    const std::string b = "batch-" + std::to_string(i);
+    const std::string p = std::string(
+                              "TAGS\x01TagA\x02KEYS\x01"
+                              "bk") +
+                          std::to_string(i) + "\x02";
+    PutBe32(body, static_cast<int32_t>(20 + b.size() + 2 + p.size()));
+    PutBe32(body, 0);
+    PutBe32(body, 0);
+    PutBe32(body, 0);
+    PutBe32(body, static_cast<int32_t>(b.size()));
+    body += b;
+    body.push_back(static_cast<char>(p.size() >> 8));
+    body.push_back(static_cast<char>(p.size()));
+    body += p;
+  }
+  RemotingCommand req = protocol::MakeRequest(RequestCode::kSendBatchMessage);
+  req.SetField("a", "P");
+  req.SetField("b", "BatchTopic");
+  req.SetField("c", "TBW102");
+  req.SetIntField("d", 4);
+  req.SetIntField("e", 0);
+  req.SetIntField("f", 0);
+  req.SetIntField("g", 1700000000000);
+  req.SetIntField("h", 0);
+  req.SetBoolField("m", true);
+  req.body.Assign(body);
+  RemotingCommand r = Call(std::move(req));
+  ASSERT_EQ(r.code, 0) << r.remark.value_or("");
+  EXPECT_EQ(r.FindField("queueOffset").value_or(""), "0");
+  const std::string ids(r.FindField("msgId").value_or(""));
+  EXPECT_EQ(ids.size(), 32u * 3 + 2) << ids;
+  WaitVisible("BatchTopic", 0, 3);
+  RemotingCommand pulled = Pull("BatchTopic", 0, 0, "*", 4);
+  ASSERT_EQ(pulled.code, 0);
+  auto msgs = DecodeBody(pulled);
+  ASSERT_EQ(msgs.size(), 3u);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(msgs[i].body, "batch-" + std::to_string(i));
+    EXPECT_EQ(msgs[i].keys, "bk" + std::to_string(i));
+    EXPECT_EQ(msgs[i].queue_offset, i);
+  }
+  // VIEW_MESSAGE_BY_ID: the second id's physical offset is its last 16 hex digits.
+  RemotingCommand view = protocol::MakeRequest(RequestCode::kViewMessageById);
+  view.SetIntField("offset", std::stoll(ids.substr(33 + 16, 16), nullptr, 16));
+  RemotingCommand viewed = Call(std::move(view));
+  ASSERT_EQ(viewed.code, 0);
+  auto one = DecodeBody(viewed);
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_EQ(one[0].body, "batch-1");
+}
+
+TEST_F(BrokerIntegrationTest, GroupMembershipChangesAreNotified) {
+  CreateTopic("GroupTopic", 1);
+  auto heartbeat = [](const std::string& id) {
+    RemotingCommand hb = protocol::MakeRequest(RequestCode::kHeartBeat);
+    hb.body.Assign(R"({"clientID":")" + id +
+                   R"(","consumerDataSet":[{"groupName":"MG","consumeType":"CONSUME_PASSIVELY",)"
+                   R"("messageModel":"CLUSTERING","consumeFromWhere":"CONSUME_FROM_FIRST_OFFSET",)"
+                   R"("subscriptionDataSet":[{"topic":"GroupTopic","subString":"*",)"
+                   R"("subVersion":1}],"unitMode":false}],"producerDataSet":[]})");
+    return hb;
+  };
+  auto list = [this]() {
+    RemotingCommand cl = protocol::MakeRequest(RequestCode::kGetConsumerListByGroup);
+    cl.SetField("consumerGroup", "MG");
+    return Call(std::move(cl));
+  };
+  EXPECT_EQ(Call(heartbeat("c1")).code, 0);
+  client_.TakeServerRequests();
+  {
+    net::RemotingClient second;
+    ASSERT_TRUE(second.Connect(broker_addr_).ok());
+    auto r = second.Invoke(heartbeat("c2"));
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(r->code, 0);
+    auto note = client_.WaitServerRequest(3000);
+    ASSERT_TRUE(note.ok());
+    EXPECT_EQ(note->code, 40);
+    EXPECT_EQ(note->FindField("consumerGroup").value_or(""), "MG");
+    EXPECT_EQ(list().body.owned_text(), R"({"consumerIdList":["c1","c2"]})");
+  }  // second connection closes: c2 is forgotten and c1 told
+  auto note = client_.WaitServerRequest(3000);
+  ASSERT_TRUE(note.ok());
+  EXPECT_EQ(note->code, 40);
+  EXPECT_EQ(list().body.owned_text(), R"({"consumerIdList":["c1"]})");
+  // The retry topic was created for the group.
+  EXPECT_TRUE(broker_->topics().Find("%RETRY%MG").has_value());
+  RemotingCommand un = protocol::MakeRequest(RequestCode::kUnregisterClient);
+  un.SetField("clientID", "c1");
+  un.SetField("consumerGroup", "MG");
+  EXPECT_EQ(Call(std::move(un)).code, 0);
+  RemotingCommand empty = list();
+  EXPECT_EQ(empty.code, 1);
+  EXPECT_EQ(empty.remark.value_or(""), "no consumer for this group, MG");
+}
+
+TEST_F(BrokerIntegrationTest, SyncFlushSendsAreAnsweredFromWorkers) {
+  client_.Close();
+  ASSERT_TRUE(broker_->Stop().ok());
+  broker_.reset();
+  StartBroker(/*sync_flush=*/true);
+  CreateTopic("SyncTopic", 1);
+  for (int i = 0; i < 5; ++i) {
+    RemotingCommand r = Send("SyncTopic", 0, "s" + std::to_string(i), "TagA", "sk");
+    ASSERT_EQ(r.code, 0) << r.remark.value_or("");
+    EXPECT_EQ(r.FindField("queueOffset").value_or(""), std::to_string(i));
+  }
+  WaitVisible("SyncTopic", 0, 5);
 }
 
 }  // namespace

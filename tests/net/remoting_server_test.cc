@@ -2,9 +2,8 @@
 // (out-of-order) responses, malformed frames closing only their connection.
 #include "net/remoting_server.h"
 
-#include <gtest/gtest.h>
-
 #include <arpa/inet.h>
+#include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -24,27 +23,27 @@ class ServerTest : public ::testing::Test {
  protected:
   void SetUp() override {
     server_ = std::make_unique<RemotingServer>(ServerOptions{});
-    server_->RegisterHandler(1000, [](const ConnectionPtr&, RemotingCommand& r)
-                                       -> std::optional<RemotingCommand> {
-      RemotingCommand resp = protocol::MakeResponse(r, 0);
-      resp.SetField("echo", std::string(r.FindField("v").value_or("")));
-      resp.body.Assign(r.body.owned_text());
-      return resp;
-    });
+    server_->RegisterHandler(
+        1000, [](const ConnectionPtr&, RemotingCommand& r) -> std::optional<RemotingCommand> {
+          RemotingCommand resp = protocol::MakeResponse(r, 0);
+          resp.SetField("echo", std::string(r.FindField("v").value_or("")));
+          resp.body.Assign(r.body.owned_text());
+          return resp;
+        });
     // Answers later, from another thread.
-    server_->RegisterHandler(1001, [this](const ConnectionPtr& c, RemotingCommand& r)
-                                       -> std::optional<RemotingCommand> {
-      later_.emplace_back([c, r] {
-        std::this_thread::sleep_for(std::chrono::milliseconds(300));
-        c->SendResponse(r, protocol::MakeResponse(r, 0, "late"));
-      });
-      return std::nullopt;
-    });
-    server_->RegisterHandler(1002, [this](const ConnectionPtr&, RemotingCommand& r)
-                                       -> std::optional<RemotingCommand> {
-      oneway_seen_++;
-      return protocol::MakeResponse(r, 0);
-    });
+    server_->RegisterHandler(
+        1001, [this](const ConnectionPtr& c, RemotingCommand& r) -> std::optional<RemotingCommand> {
+          later_.emplace_back([c, r] {
+            std::this_thread::sleep_for(std::chrono::milliseconds(300));
+            c->SendResponse(r, protocol::MakeResponse(r, 0, "late"));
+          });
+          return std::nullopt;
+        });
+    server_->RegisterHandler(
+        1002, [this](const ConnectionPtr&, RemotingCommand& r) -> std::optional<RemotingCommand> {
+          oneway_seen_++;
+          return protocol::MakeResponse(r, 0);
+        });
     ASSERT_TRUE(server_->Start().ok());
     addr_ = "127.0.0.1:" + std::to_string(server_->port());
   }
@@ -109,7 +108,7 @@ TEST_F(ServerTest, MalformedFramesCloseOnlyTheirConnection) {
   RemotingClient good;
   ASSERT_TRUE(good.Connect(addr_).ok());
   const std::vector<std::vector<uint8_t>> bad = {
-      {0x7F, 0xFF, 0xFF, 0xFF},                                     // oversized length
+      {0x7F, 0xFF, 0xFF, 0xFF},                                              // oversized length
       {0x00, 0x00, 0x00, 0x08, 0x00, 0x00, 0x00, 0x10, 'x', 'x', 'x', 'x'},  // header > frame
       {0x00, 0x00, 0x00, 0x06, 0x05, 0x00, 0x00, 0x02, '{', '}'},  // unknown serialize type
       {0x00, 0x00, 0x00, 0x08, 0x00, 0x00, 0x00, 0x04, '{', 'x', 'y', '}'},  // bad JSON
@@ -139,8 +138,8 @@ TEST_F(ServerTest, BinaryHeaderLengthPastTheEndClosesConnection) {
   ASSERT_TRUE(c.Connect(addr_).ok());
   // length 25, type 1 (ROCKETMQ) + header 21: code, lang, version, opaque, flag,
   // remarkLength = INT32_MAX (past the header), extFieldsLength.
-  std::vector<uint8_t> bytes = {0, 0, 0, 25, 1, 0, 0, 21, 0, 10, 0, 0, 0, 0, 0, 0, 1,
-                                0, 0, 0, 0, 0x7F, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0};
+  std::vector<uint8_t> bytes = {0, 0, 0, 25, 1, 0, 0,    21,   0,    10,   0, 0, 0, 0, 0,
+                                0, 1, 0, 0,  0, 0, 0x7F, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0};
   ASSERT_TRUE(c.SendRaw(bytes).ok());
   EXPECT_TRUE(c.WaitPeerClosed(3000));
   ASSERT_TRUE(good.Invoke(protocol::MakeRequest(1000)).ok());

@@ -25,14 +25,16 @@ MATCHER_P(StatusIs, code, "") {
 
 }  // namespace rocketstore::testing
 
-#define EXPECT_OK(expr)                                     \
-  EXPECT_TRUE(::rocketstore::testing::GetStatus(expr).ok()) \
-      << ::rocketstore::testing::GetStatus(expr).ToString()
-#define ASSERT_OK(expr)                                              \
-  do {                                                               \
-    const auto& rs_ok_tmp_ = (expr);                                 \
-    ASSERT_TRUE(::rocketstore::testing::GetStatus(rs_ok_tmp_).ok())  \
-        << ::rocketstore::testing::GetStatus(rs_ok_tmp_).ToString(); \
+#define EXPECT_OK(expr)                                                                   \
+  do {                                                                                    \
+    const ::rocketstore::Status rs_expect_tmp_ = ::rocketstore::testing::GetStatus(expr); \
+    EXPECT_TRUE(rs_expect_tmp_.ok()) << rs_expect_tmp_.ToString();                        \
+  } while (0)
+// Copies the Status: `expr` may be a temporary (e.g. `Foo().status()` of a Result).
+#define ASSERT_OK(expr)                                                               \
+  do {                                                                                \
+    const ::rocketstore::Status rs_ok_tmp_ = ::rocketstore::testing::GetStatus(expr); \
+    ASSERT_TRUE(rs_ok_tmp_.ok()) << rs_ok_tmp_.ToString();                            \
   } while (0)
 #define RS_TEST_CONCAT_INNER_(a, b) a##b
 #define RS_TEST_CONCAT_(a, b) RS_TEST_CONCAT_INNER_(a, b)

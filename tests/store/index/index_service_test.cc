@@ -410,11 +410,13 @@ TEST_F(IndexServiceTest, ConcurrentQueriesSeeCompleteEntries) {
   std::atomic<bool> done{false};
   std::atomic<int64_t> checked{0};
   std::atomic<int> bad{0};
+  std::atomic<int> started{0};
   std::vector<std::thread> readers;
   for (int t = 0; t < 2; ++t) {
     readers.emplace_back([&, t] {
       std::mt19937 rng(t);
-      while (!done.load(std::memory_order_acquire)) {
+      started.fetch_add(1);
+      do {
         const int k = static_cast<int>(rng() % kKeys);
         auto got = s->QueryOffsets("TopicTest", "key" + std::to_string(k), 64, 0, kMax);
         int64_t prev = INT64_MAX;
@@ -425,9 +427,11 @@ TEST_F(IndexServiceTest, ConcurrentQueriesSeeCompleteEntries) {
           prev = o.value();
         }
         checked.fetch_add(1);
-      }
+      } while (!done.load(std::memory_order_acquire));
     });
   }
+  // The readers must be running while the writer dispatches (not scheduled after it).
+  while (started.load() < 2) std::this_thread::yield();
   for (int i = 0; i < kRecords; ++i) {
     IndexRecord r;
     r.offset = i * 10;

@@ -1,0 +1,26 @@
+// File: broker/broker_conf.h
+//
+// RocketMQ-style broker.conf: `key=value` lines (Java Properties subset: '#'/'!' comments,
+// blank lines, whitespace around key and value trimmed, also `key: value`). Applied onto
+// BrokerOptions. Recognised keys:
+//   brokerClusterName, brokerName, listenPort, namesrvAddr (a;b), brokerIP1 (advertised
+//   host), storePathRootDir, autoCreateTopicEnable, flushDiskType (ASYNC_FLUSH/SYNC_FLUSH),
+//   syncFlushTimeout, maxMessageSize, mappedFileSizeCommitLog, messageIndexEnable,
+//   maxHashSlotNum, maxIndexNum, longPollingEnable, defaultTopicQueueNums.
+// Unknown keys are returned in `ignored` (callers log them). A bad value (not a number, not
+// true/false, unknown flush type) is kInvalidArgument naming the key and line.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+#include "broker/broker.h"
+
+namespace rocketstore::broker {
+
+Status ApplyBrokerConf(std::string_view text, BrokerOptions& options,
+                       std::vector<std::string>* ignored);
+
+}  // namespace rocketstore::broker
