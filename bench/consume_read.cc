@@ -8,7 +8,7 @@
 //    of 32 via GetMessage, queue after queue. Reports msgs/s, MiB/s and GetMessage
 //    p50/p99/p99.9.
 //
-//   consume_read [--messages N] [--queues Q] [--batch B]
+//   consume_read [--messages N] [--queues Q] [--batch B] [--no-index]
 // Scratch files go to $ROCKETSTORE_BENCH_DIR (default ./build/bench-data).
 #include <atomic>
 #include <cstdio>
@@ -27,22 +27,26 @@ int main(int argc, char** argv) {
   int64_t messages = int64_t{4} << 20;
   int queues = 8;
   int batch = 32;
+  bool index = true;  // --no-index: measure the append rate without the IndexFile sink
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--messages" && i + 1 < argc) {
       messages = std::stoll(argv[++i]);
     } else if (a == "--queues" && i + 1 < argc) {
       queues = std::stoi(argv[++i]);
+    } else if (a == "--no-index") {
+      index = false;
     } else if (a == "--batch" && i + 1 < argc) {
       batch = std::stoi(argv[++i]);
     } else {
-      std::fprintf(stderr, "usage: consume_read [--messages N] [--queues Q] [--batch B]\n");
+      std::fprintf(stderr, "usage: consume_read [--messages N] [--queues Q] [--batch B] [--no-index]\n");
       return a == "--help" ? 0 : 2;
     }
   }
   ScratchDir dir("consume");
   StoreOptions o;
   o.root_dir = dir.path();
+  o.message_index_enable = index;
   auto store_or = MessageStore::Open(o, PosixFileSystem::Default(), Clock::Real());
   if (!store_or.ok()) {
     std::fprintf(stderr, "open: %s\n", store_or.status().ToString().c_str());
