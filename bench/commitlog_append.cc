@@ -200,7 +200,6 @@ RunResult RunStore(const Config& cfg, int body_size, int threads) {
   return result;
 }
 
-
 // The raw bound for SYNC_FLUSH: 4 KiB pwrite + fdatasync, one at a time.
 double RawFsyncPerSec(const Config& cfg) {
   ScratchDir dir("rawsync");
@@ -286,7 +285,8 @@ SyncResult RunSyncStore(const Config& cfg, int threads) {
   r.avg_flush_nanos = flushes > 0 ? (store.sync_flush_nanos() - flush_ns0) / flushes : 0;
   (void)store.Close();
   r.msgs_per_sec = static_cast<double>(total.load()) / secs;
-  r.msgs_per_fsync = flushes > 0 ? static_cast<double>(total.load()) / static_cast<double>(flushes) : 0;
+  r.msgs_per_fsync =
+      flushes > 0 ? static_cast<double>(total.load()) / static_cast<double>(flushes) : 0;
   for (auto& l : lat) r.latencies.Merge(l);
   return r;
 }

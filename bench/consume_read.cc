@@ -39,7 +39,8 @@ int main(int argc, char** argv) {
     } else if (a == "--batch" && i + 1 < argc) {
       batch = std::stoi(argv[++i]);
     } else {
-      std::fprintf(stderr, "usage: consume_read [--messages N] [--queues Q] [--batch B] [--no-index]\n");
+      std::fprintf(stderr,
+                   "usage: consume_read [--messages N] [--queues Q] [--batch B] [--no-index]\n");
       return a == "--help" ? 0 : 2;
     }
   }

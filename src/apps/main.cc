@@ -138,8 +138,10 @@ int main(int argc, char** argv) {
   };
   auto add_broker_flags = [&](CLI::App* c) {
     c->add_option("--broker-port", run.broker_port, "Broker port")->capture_default_str();
-    c->add_option("--store", run.store_dir, "Store directory (commitlog, consumequeue, index, "
-                  "config/*.json)")->capture_default_str();
+    c->add_option("--store", run.store_dir,
+                  "Store directory (commitlog, consumequeue, index, "
+                  "config/*.json)")
+        ->capture_default_str();
     c->add_option("--cluster", run.cluster_name, "brokerClusterName")->capture_default_str();
     c->add_option("--broker-name", run.broker_name, "brokerName")->capture_default_str();
     c->add_option("--auto-create-topic", run.auto_create_topic,

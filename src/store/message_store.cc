@@ -82,9 +82,9 @@ Result<std::unique_ptr<MessageStore>> MessageStore::Open(const StoreOptions& opt
   ro.consume_queue_dir = JoinPath(root, kConsumeQueueDirName);
   // Never delete segments the dispatcher has not read yet.
   ro.keep_from = [&s] { return s.dispatcher_->dispatched_offset(); };
-  s.retention_ = std::make_unique<RetentionService>(*s.commit_log_, *s.consume_queues_,
-                                                    s.index_.get(), s.health_, fs, clock, ro,
-                                                    options.disk_usage);
+  s.retention_ =
+      std::make_unique<RetentionService>(*s.commit_log_, *s.consume_queues_, s.index_.get(),
+                                         s.health_, fs, clock, ro, options.disk_usage);
 
   // Everything recovered and dispatched is durable before the store says it is running.
   RS_RETURN_IF_ERROR(s.WriteCheckpoint());

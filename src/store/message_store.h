@@ -80,8 +80,8 @@ class MessageStore {
                                       QueueOffset offset) const;
   // Messages of `topic` carrying `key` (a KEYS token or the UNIQ_KEY) stored within
   // [begin, end] ms, via the index; hash collisions are removed by comparing the real key.
-  Result<QueryMessageResult> QueryMessage(std::string_view topic, std::string_view key,
-                                          int max_num, int64_t begin, int64_t end) const;
+  Result<QueryMessageResult> QueryMessage(std::string_view topic, std::string_view key, int max_num,
+                                          int64_t begin, int64_t end) const;
   // The message named by an offset msgId (32 or 56 hex characters).
   Result<LoadedRecord> LookMessageByMsgId(std::string_view msg_id) const;
 

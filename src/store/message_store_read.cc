@@ -227,9 +227,9 @@ Result<int64_t> MessageStore::GetEarliestMessageTime(std::string_view topic,
   return GetMessageStoreTime(topic, queue_id, cq->MinOffset());
 }
 
-Result<QueryMessageResult> MessageStore::QueryMessage(std::string_view topic,
-                                                     std::string_view key, int max_num,
-                                                     int64_t begin, int64_t end) const {
+Result<QueryMessageResult> MessageStore::QueryMessage(std::string_view topic, std::string_view key,
+                                                      int max_num, int64_t begin,
+                                                      int64_t end) const {
   if (!index_) return FailedPrecondition("the message index is disabled (messageIndexEnable)");
   return rocketstore::QueryMessage(*index_, CommitLogRecordLoader(*commit_log_), topic, key,
                                    max_num, begin, end);
