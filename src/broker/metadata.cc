@@ -26,6 +26,20 @@ int64_t WallMillis() {
       .count();
 }
 
+// RocketMQ's "dataVersion" object, shared by topics.json and subscriptionGroup.json.
+template <typename W>
+void WriteDataVersion(W& w, const DataVersion& v) {
+  w.Key("dataVersion");
+  w.StartObject();
+  w.Key("counter");
+  w.Int64(v.counter);
+  w.Key("stateVersion");
+  w.Int64(0);
+  w.Key("timestamp");
+  w.Int64(v.timestamp);
+  w.EndObject();
+}
+
 Status Errno(const std::string& what) { return Internal(what + ": " + std::strerror(errno)); }
 
 std::string DirOf(const std::string& path) {
@@ -159,15 +173,7 @@ std::string TopicConfigManager::ToJsonLocked() const {
   rapidjson::StringBuffer sb;
   rapidjson::Writer<rapidjson::StringBuffer> w(sb);
   w.StartObject();
-  w.Key("dataVersion");
-  w.StartObject();
-  w.Key("counter");
-  w.Int64(version_.counter);
-  w.Key("stateVersion");
-  w.Int64(0);
-  w.Key("timestamp");
-  w.Int64(version_.timestamp);
-  w.EndObject();
+  WriteDataVersion(w, version_);
   w.Key("topicConfigTable");
   w.StartObject();
   for (const auto& [name, c] : topics_) {
@@ -350,15 +356,7 @@ std::string SubscriptionGroupManager::ToJson() const {
   rapidjson::StringBuffer sb;
   rapidjson::Writer<rapidjson::StringBuffer> w(sb);
   w.StartObject();
-  w.Key("dataVersion");
-  w.StartObject();
-  w.Key("counter");
-  w.Int64(version_.counter);
-  w.Key("stateVersion");
-  w.Int64(0);
-  w.Key("timestamp");
-  w.Int64(version_.timestamp);
-  w.EndObject();
+  WriteDataVersion(w, version_);
   w.Key("subscriptionGroupTable");
   w.StartObject();
   for (const auto& [name, g] : groups_) {
