@@ -12,9 +12,9 @@ CommitLogOptions ToCommitLogOptions(const StoreOptions& o) {
   c.segment_size = o.commit_log_segment_size;
   c.max_message_body_bytes = o.max_message_body_bytes;
   c.reserve_chunk_bytes = o.reserve_chunk_bytes;
-  c.prefault_window_bytes = o.prefault_window_bytes;
-  if (c.prefault_window_bytes < 0) {
-    c.prefault_window_bytes = o.flush_disk_type == FlushDiskType::kSyncFlush ? 0 : 32 << 20;
+  c.prefault_window_bytes = o.prefault_window_bytes < 0 ? 32 << 20 : o.prefault_window_bytes;
+  if (o.flush_disk_type == FlushDiskType::kSyncFlush) {
+    c.populate_pages = false;
   }
   return c;
 }

@@ -37,8 +37,9 @@ struct StoreOptions {
   int32_t index_hash_slot_num = 5000000;                     // maxHashSlotNum
   int32_t index_num = 20000000;                              // maxIndexNum
   int64_t reserve_chunk_bytes = 16 << 20;
-  // Pages faulted in ahead of the writer. -1 = automatic: 32 MiB under ASYNC_FLUSH, 0
-  // under SYNC_FLUSH (prefaulted pages are dirty zeros that every fdatasync would write).
+  // Bytes prepared ahead of the writer by the segment preparer. -1 = automatic (32 MiB).
+  // Under ASYNC_FLUSH they are reserved and their pages faulted in. Under SYNC_FLUSH they
+  // are only reserved: faulted-in pages would be dirty zeros for every fdatasync to write.
   int64_t prefault_window_bytes = -1;
 
   // Retention and disk safety (fileReservedTime, deleteWhen, diskMaxUsedSpaceRatio...).

@@ -17,6 +17,7 @@ MappedFileQueue::Options QueueOptions(const CommitLogOptions& o) {
   q.file_size = o.segment_size;
   q.file.reserve_chunk_bytes = o.reserve_chunk_bytes;
   q.prefault_window_bytes = o.prefault_window_bytes;
+  q.populate_pages = o.populate_pages;
   return q;
 }
 

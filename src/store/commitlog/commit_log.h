@@ -55,6 +55,7 @@ struct CommitLogOptions {
   size_t max_message_body_bytes = 4 << 20;   // maxMessageSize (applies to the body)
   int64_t reserve_chunk_bytes = 16 << 20;    // disk reserved ahead of the writer
   int64_t prefault_window_bytes = 32 << 20;  // pages warmed ahead of the writer
+  bool populate_pages = true;                // false: the window is only reserved
   int64_t os_page_cache_busy_millis = 1000;  // osPageCacheBusyTimeOutMills
 };
 

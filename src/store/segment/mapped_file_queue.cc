@@ -168,26 +168,47 @@ int64_t MappedFileQueue::FlushedStoreTimestamp() const {
   return ts;
 }
 
+// Faulting a fresh page-cache page is the dominant cost of appending on machines where
+// first touch of memory is slow (docs/benchmarks.md). The preparer and the appender
+// therefore share that work without colliding: the preparer works in small chunks, each
+// starting a lead past the write position, so when the appender has caught up it faults
+// the pages right under it while the preparer runs on ahead, instead of both faulting
+// the same pages in the same order. A file not yet written needs no lead.
+Status MappedFileQueue::PrefaultAhead(MappedFile& file, bool being_written) {
+  constexpr int64_t kChunk = 2 << 20;
+  const int64_t window = options_.prefault_window_bytes;
+  if (!options_.populate_pages) {
+    return file.Reserve(std::min(file.wrote_position() + window, file.file_size()));
+  }
+  const int64_t lead = being_written ? std::min<int64_t>(4 << 20, window / 4) : 0;
+  while (true) {
+    const int64_t wrote = file.wrote_position();
+    const int64_t end = std::min(wrote + window, file.file_size());
+    const int64_t from = std::max(file.prefaulted_position(), wrote + lead);
+    if (from >= end) return Status::OK();
+    RS_RETURN_IF_ERROR(file.Prefault(from, std::min(from + kChunk, end)));
+  }
+}
+
 Status MappedFileQueue::PrepareNext() {
   std::shared_ptr<MappedFile> last = LastFile();
   if (!last) return Status::OK();
+  RS_RETURN_IF_ERROR(PrefaultAhead(*last, /*being_written=*/true));
   const int64_t wrote = last->wrote_position();
-  RS_RETURN_IF_ERROR(last->Prefault(wrote, wrote + options_.prefault_window_bytes));
   if (wrote * 2 < last->file_size() && last->remaining() > options_.prefault_window_bytes) {
     return Status::OK();
   }
   std::lock_guard<std::mutex> create(create_mu_);
   const PhysicalOffset next_start = last->end_offset();
+  std::shared_ptr<MappedFile> next;
   {
     std::lock_guard<std::mutex> l(mu_);
-    if (prepared_ && prepared_->start_offset() == next_start) {
-      auto p = prepared_;
-      return p->Prefault(0, options_.prefault_window_bytes);
-    }
     if (files_.empty() || files_.back() != last) return Status::OK();  // queue moved on
+    if (prepared_ && prepared_->start_offset() == next_start) next = prepared_;
   }
-  RS_ASSIGN_OR_RETURN(auto next, CreateFile(next_start));
-  RS_RETURN_IF_ERROR(next->Prefault(0, options_.prefault_window_bytes));
+  if (next) return PrefaultAhead(*next, /*being_written=*/false);
+  RS_ASSIGN_OR_RETURN(next, CreateFile(next_start));
+  RS_RETURN_IF_ERROR(PrefaultAhead(*next, /*being_written=*/false));
   std::lock_guard<std::mutex> l(mu_);
   prepared_ = std::move(next);
   return Status::OK();

@@ -39,6 +39,9 @@ class MappedFileQueue {
     MappedFile::Options file;
     // The preparer keeps this many bytes ahead of the writer reserved and prefaulted.
     int64_t prefault_window_bytes = 32 << 20;
+    // false: the preparer only reserves the window and leaves the pages alone (under
+    // SYNC_FLUSH, faulted-in pages would be dirty zeros for every fdatasync to write).
+    bool populate_pages = true;
   };
 
   // `fs` must outlive the queue.
@@ -102,6 +105,8 @@ class MappedFileQueue {
   Status RemoveAll();
 
  private:
+  // Reserves and prefaults `file` up to prefault_window_bytes past its write position.
+  Status PrefaultAhead(MappedFile& file, bool being_written);
   Result<std::shared_ptr<MappedFile>> CreateFile(PhysicalOffset start);
 
   FileSystem& fs_;
