@@ -666,8 +666,14 @@ TEST_F(ConsumeQueueTest, ConcurrentReadersNeverSeeTornUnits) {
   constexpr int64_t kUnits = 20000;
   std::atomic<bool> done{false};
   std::atomic<bool> failed{false};
+  std::atomic<int> deletions{0};
   std::thread writer([&] {
     for (int64_t q = 0; q < kUnits && !failed.load(); ++q) {
+      // Halfway, let the cleaner delete at least once, so that deletion really overlaps
+      // the reads even when the scheduler runs the writer to the end in one go.
+      while (q == kUnits / 2 && deletions.load() == 0 && !failed.load()) {
+        std::this_thread::yield();
+      }
       Status s = PutExpected(*cq, q);
       if (!s.ok()) {
         ADD_FAILURE() << s;
@@ -690,6 +696,7 @@ TEST_F(ConsumeQueueTest, ConcurrentReadersNeverSeeTornUnits) {
         ADD_FAILURE() << s;
         failed = true;
       }
+      if (cq->MinOffset() > QueueOffset(0)) deletions.fetch_add(1);
     }
   });
   // The reader (this thread) follows the writer, checking every unit it gets.
