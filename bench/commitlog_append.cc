@@ -22,6 +22,8 @@
 
 #include <atomic>
 #include <cstring>
+#include <functional>
+#include <memory>
 #include <sstream>
 #include <thread>
 
@@ -43,6 +45,7 @@ struct Config {
   int64_t segment_size = int64_t{1} << 30;
   std::string mode = "both";
   std::vector<int> sync_threads = {1, 8, 64, 256};
+  std::string sync_producers = "both";  // threads | async | both
   FlushMethod sync_method = FlushMethod::kFdatasync;
   bool flush = true;    // --no-flush: diagnostics only (no background flusher)
   bool prepare = true;  // --no-prepare: diagnostics only (no segment preparer)
@@ -233,10 +236,9 @@ struct SyncResult {
   Latencies latencies;
 };
 
-SyncResult RunSyncStore(const Config& cfg, int threads) {
-  ScratchDir dir("syncstore");
+std::unique_ptr<MessageStore> OpenSyncStore(const Config& cfg, const std::string& root) {
   StoreOptions o;
-  o.root_dir = dir.path();
+  o.root_dir = root;
   o.commit_log_segment_size = cfg.segment_size;
   o.flush_disk_type = FlushDiskType::kSyncFlush;
   o.sync_flush_method = cfg.sync_method;
@@ -245,7 +247,14 @@ SyncResult RunSyncStore(const Config& cfg, int threads) {
     std::fprintf(stderr, "open: %s\n", store_or.status().ToString().c_str());
     std::exit(1);
   }
-  MessageStore& store = **store_or;
+  return std::move(*store_or);
+}
+
+// Producers as threads: each calls the blocking PutMessage in a loop.
+SyncResult RunSyncStore(const Config& cfg, int threads) {
+  ScratchDir dir("syncstore");
+  std::unique_ptr<MessageStore> owned = OpenSyncStore(cfg, dir.path());
+  MessageStore& store = *owned;
   SyncResult r;
   const std::string body(1024, 'x');
   std::atomic<bool> go{false};
@@ -291,6 +300,64 @@ SyncResult RunSyncStore(const Config& cfg, int threads) {
   return r;
 }
 
+// Producers as the broker serves them: each has one put in flight and sends the next when
+// the store says the last one is durable (PutMessageAsync); no thread per producer.
+SyncResult RunSyncStoreAsync(const Config& cfg, int producers) {
+  ScratchDir dir("syncstore");
+  std::unique_ptr<MessageStore> owned = OpenSyncStore(cfg, dir.path());
+  MessageStore& store = *owned;
+  const std::string body(1024, 'x');
+  struct Producer {
+    format::MessageToStore message;
+    int64_t sent_at = 0;
+    Latencies latencies;
+  };
+  std::vector<Producer> prod(static_cast<size_t>(producers));
+  std::atomic<int64_t> total{0};
+  std::atomic<int> running{producers};
+  std::atomic<bool> failed{false};
+  int64_t deadline = 0;
+  std::function<void(size_t)> send = [&](size_t p) {
+    prod[p].sent_at = NowNanos();
+    store.PutMessageAsync(prod[p].message, true, [&, p](PutMessageResult r) {
+      const int64_t now = NowNanos();
+      if (!r.ok()) {
+        std::fprintf(stderr, "put: %s %s\n", std::string(PutMessageStatusName(r.status)).c_str(),
+                     r.error.c_str());
+        failed = true;
+      }
+      prod[p].latencies.Add(now - prod[p].sent_at);
+      total.fetch_add(1, std::memory_order_relaxed);
+      if (now < deadline && !failed.load()) {
+        send(p);
+      } else {
+        running.fetch_sub(1);
+      }
+    });
+  };
+  for (size_t p = 0; p < prod.size(); ++p) {
+    prod[p].message = MakeMessage(body, static_cast<int>(p % 8));
+    prod[p].latencies.Reserve(1 << 16);
+  }
+  const int64_t flushes0 = store.sync_flush_count();
+  const int64_t flush_ns0 = store.sync_flush_nanos();
+  const int64_t start = NowNanos();
+  deadline = start + static_cast<int64_t>(cfg.seconds * 1e9);
+  for (size_t p = 0; p < prod.size(); ++p) send(p);
+  while (running.load() > 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  const double secs = static_cast<double>(NowNanos() - start) / 1e9;
+  if (failed.load()) std::exit(1);
+  SyncResult r;
+  const int64_t flushes = store.sync_flush_count() - flushes0;
+  r.avg_flush_nanos = flushes > 0 ? (store.sync_flush_nanos() - flush_ns0) / flushes : 0;
+  (void)store.Close();
+  r.msgs_per_sec = static_cast<double>(total.load()) / secs;
+  r.msgs_per_fsync =
+      flushes > 0 ? static_cast<double>(total.load()) / static_cast<double>(flushes) : 0;
+  for (auto& p : prod) r.latencies.Merge(p.latencies);
+  return r;
+}
+
 void RunSyncMode(const Config& cfg) {
   std::printf("\nSYNC_FLUSH (group commit, %s), 1 KiB bodies, %.1f s per case\n",
               cfg.sync_method == FlushMethod::kFdatasync ? "fdatasync" : "msync", cfg.seconds);
@@ -303,18 +370,28 @@ void RunSyncMode(const Config& cfg) {
   std::printf("%-9s %12s %10s %10s %10s %10s %10s %9s\n", "raw qd1", HumanRate(raw).c_str(),
               HumanNanos(static_cast<int64_t>(1e9 / raw)).c_str(), "-", "-", "1",
               HumanNanos(static_cast<int64_t>(1e9 / raw)).c_str(), "1.00");
-  for (int t : cfg.sync_threads) {
-    Progress pr("sync store x " + std::to_string(t) + " producers");
-    pr.Update(0);
-    SyncResult r = RunSyncStore(cfg, t);
-    pr.Done();
-    std::printf("%-9d %12s %10s %10s %10s %10.1f %10s %9.2f\n", t,
-                HumanRate(r.msgs_per_sec).c_str(), HumanNanos(r.latencies.Percentile(50)).c_str(),
-                HumanNanos(r.latencies.Percentile(99)).c_str(),
-                HumanNanos(r.latencies.Percentile(99.9)).c_str(), r.msgs_per_fsync,
-                HumanNanos(r.avg_flush_nanos).c_str(), r.msgs_per_sec / raw);
-    std::fflush(stdout);
+  std::vector<std::string> models;
+  if (cfg.sync_producers != "async") models.push_back("threads");
+  if (cfg.sync_producers != "threads") models.push_back("async");
+  for (const std::string& model : models) {
+    for (int t : cfg.sync_threads) {
+      Progress pr("sync store x " + std::to_string(t) + " " + model + " producers");
+      pr.Update(0);
+      SyncResult r = model == "async" ? RunSyncStoreAsync(cfg, t) : RunSyncStore(cfg, t);
+      pr.Done();
+      const std::string label = std::to_string(t) + (model == "async" ? " async" : " thr");
+      std::printf("%-9s %12s %10s %10s %10s %10.1f %10s %9.2f\n", label.c_str(),
+                  HumanRate(r.msgs_per_sec).c_str(), HumanNanos(r.latencies.Percentile(50)).c_str(),
+                  HumanNanos(r.latencies.Percentile(99)).c_str(),
+                  HumanNanos(r.latencies.Percentile(99.9)).c_str(), r.msgs_per_fsync,
+                  HumanNanos(r.avg_flush_nanos).c_str(), r.msgs_per_sec / raw);
+      std::fflush(stdout);
+    }
   }
+  std::printf(
+      "producers: 'thr' = one thread per producer calling the blocking PutMessage;\n"
+      "'async' = one put in flight per producer via PutMessageAsync, the next sent from\n"
+      "the durability callback (how the broker serves producer connections).\n");
 }
 
 }  // namespace
@@ -348,6 +425,8 @@ int main(int argc, char** argv) {
       cfg.mode = next();
     else if (a == "--sync-threads")
       cfg.sync_threads = ParseList(next());
+    else if (a == "--sync-producers")
+      cfg.sync_producers = next();
     else if (a == "--sync-method")
       cfg.sync_method = std::string(next()) == "msync" ? rocketstore::FlushMethod::kMsync
                                                        : rocketstore::FlushMethod::kFdatasync;
@@ -355,7 +434,8 @@ int main(int argc, char** argv) {
       std::fprintf(stderr,
                    "usage: commitlog_append [--mode async|sync|both] [--seconds S] "
                    "[--sizes 128,1024,4096] [--threads 1,4,64] [--sync-threads 1,8,64,256] "
-                   "[--sync-method fdatasync|msync] [--segment-mib 1024]\n");
+                   "[--sync-producers threads|async|both] [--sync-method fdatasync|msync] "
+                   "[--segment-mib 1024]\n");
       return a == "--help" ? 0 : 2;
     }
   }

@@ -111,9 +111,6 @@ Status Broker::Start() {
     t.perm = kPermRead | kPermWrite | kPermInherit;
     topics_->Upsert(t);
   }
-  if (options_.store.flush_disk_type == FlushDiskType::kSyncFlush) {
-    send_pool_ = std::make_unique<asio::thread_pool>(std::max(1, options_.send_threads));
-  }
   server_ = std::make_unique<net::RemotingServer>(options_.server);
   RegisterHandlers();
   server_->SetCloseListener([this](const net::ConnectionPtr& c) { OnConnectionClosed(c); });
@@ -161,7 +158,6 @@ Status Broker::Stop() {
     ns_clients_.clear();
   }
   server_->Stop();
-  if (send_pool_) send_pool_->join();
   {
     std::lock_guard lock(held_mu_);
     held_.clear();
@@ -175,16 +171,7 @@ void Broker::RegisterHandlers() {
   auto reg = [this](RequestCode code, auto fn) {
     server_->RegisterHandler(ToInt(code), std::move(fn));
   };
-  auto send = [this](const net::ConnectionPtr& c, RemotingCommand& r) -> Reply {
-    if (!send_pool_) return OnSend(c, r);
-    // SYNC_FLUSH: the put blocks for the group commit; keep the io thread free.
-    auto req = std::make_shared<RemotingCommand>(std::move(r));
-    asio::post(*send_pool_, [this, c, req] {
-      Reply resp = OnSend(c, *req);
-      if (resp) c->SendResponse(*req, std::move(*resp));
-    });
-    return std::nullopt;
-  };
+  auto send = [this](const net::ConnectionPtr& c, RemotingCommand& r) { return OnSend(c, r); };
   reg(RequestCode::kSendMessage, send);
   reg(RequestCode::kSendMessageV2, send);
   reg(RequestCode::kSendBatchMessage, send);
@@ -296,10 +283,19 @@ Reply Broker::OnSend(const net::ConnectionPtr& conn, RemotingCommand& r) {
   base.store_host = store_host_;
   base.reconsume_times = *reconsume;
 
-  PutMessageResult put;
+  // What the reply needs, kept apart from the request so that the reply can be built on
+  // the thread that finishes a group commit, after this handler has returned.
+  auto reply = std::make_shared<SendReply>();
+  reply->request.code = r.code;
+  reply->request.language = r.language;
+  reply->request.version = r.version;
+  reply->request.opaque = r.opaque;
+  reply->request.flag = r.flag;
+  reply->request.serialize_type = r.serialize_type;
+  reply->batch = batch;
+  reply->queue_id = queue_id;
   std::vector<format::MessageToStore> msgs;
   std::string props;
-  std::string uniq;
   if (batch) {
     const auto* p = reinterpret_cast<const uint8_t*>(body.data());
     size_t pos = 0;
@@ -325,44 +321,69 @@ Reply Broker::OnSend(const net::ConnectionPtr& conn, RemotingCommand& r) {
       pos += static_cast<size_t>(total);
     }
     if (msgs.empty()) return Resp(r, ResponseCode::kMessageIllegal, "empty batch");
-    put = store_->PutMessages(msgs, wait);
+    for (const auto& m : msgs) {
+      reply->record_sizes.push_back(static_cast<int64_t>(format::EncodedRecordSize(m)));
+    }
   } else {
     format::PropertiesBuilder b = format::PropertiesBuilder::FromString(props_in);
     b.Remove("WAIT");
     b.Put("CLUSTER", options_.cluster_name);
     if (auto u = b.Get("UNIQ_KEY")) {
-      uniq = std::string(*u);
+      reply->uniq = std::string(*u);
     } else {
-      uniq = RandomHex32();
-      b.Put("UNIQ_KEY", uniq);
+      reply->uniq = RandomHex32();
+      b.Put("UNIQ_KEY", reply->uniq);
     }
     props = b.Build();
     base.flag = *flag;
     base.body = body;
     base.properties = props;
-    put = store_->PutMessage(base, wait);
   }
+  // The store answers at once, or (SYNC_FLUSH with WAIT) from the thread that finished the
+  // group commit, possibly before PutMessageAsync returns here. Whoever comes second
+  // sends the reply: this handler (returning it) or the callback (SendResponse).
+  enum : int { kInCall, kAnswered, kReturned };
+  auto state = std::make_shared<std::atomic<int>>(kInCall);
+  auto done = [this, conn, reply, state](PutMessageResult put) {
+    reply->put = std::move(put);
+    if (state->exchange(kAnswered, std::memory_order_acq_rel) == kReturned) {
+      conn->SendResponse(reply->request, BuildSendResponse(*reply));
+    }
+  };
+  if (batch) {
+    store_->PutMessagesAsync(msgs, wait, std::move(done));
+  } else {
+    store_->PutMessageAsync(base, wait, std::move(done));
+  }
+  if (state->exchange(kReturned, std::memory_order_acq_rel) == kAnswered) {
+    return BuildSendResponse(*reply);
+  }
+  return std::nullopt;
+}
+
+RemotingCommand Broker::BuildSendResponse(const SendReply& reply) const {
+  const PutMessageResult& put = reply.put;
   const ResponseCode code = MapPutStatus(put.status);
   if (put.status != PutMessageStatus::kPutOk && put.status != PutMessageStatus::kFlushDiskTimeout &&
       put.status != PutMessageStatus::kFlushSlaveTimeout &&
       put.status != PutMessageStatus::kSlaveNotAvailable) {
-    return Resp(r, code, "store rejected the message: " + put.error);
+    return Resp(reply.request, code, "store rejected the message: " + put.error);
   }
-  RemotingCommand resp = Resp(r, code);
+  RemotingCommand resp = Resp(reply.request, code);
   std::string msg_id;
-  if (batch) {
+  if (reply.batch) {
     int64_t off = put.first.offset.value();
-    for (size_t i = 0; i < msgs.size(); ++i) {
+    for (size_t i = 0; i < reply.record_sizes.size(); ++i) {
       if (i) msg_id.push_back(',');
       msg_id += format::EncodeOffsetMsgId(store_host_, off);
-      off += static_cast<int64_t>(format::EncodedRecordSize(msgs[i]));
+      off += reply.record_sizes[i];
     }
   } else {
     msg_id = format::EncodeOffsetMsgId(store_host_, put.first.offset.value());
-    resp.SetField("transactionId", uniq);
+    resp.SetField("transactionId", reply.uniq);
   }
   resp.SetField("msgId", msg_id);
-  resp.SetIntField("queueId", queue_id);
+  resp.SetIntField("queueId", reply.queue_id);
   resp.SetIntField("queueOffset", put.first.queue_offset.value());
   resp.SetField("MSG_REGION", "DefaultRegion");
   resp.SetField("TRACE_ON", "true");

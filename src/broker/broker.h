@@ -19,8 +19,9 @@
 // REQUEST_CODE_NOT_SUPPORTED. Membership changes send NOTIFY_CONSUMER_IDS_CHANGED (40,
 // oneway) to every consumer connection of the group.
 //
-// Handlers run on the io threads, except sends under SYNC_FLUSH: they wait for the group
-// commit on a small worker pool (options.send_threads) and are answered from there.
+// Handlers run on the io threads and never block on the disk: under SYNC_FLUSH a send is
+// appended at once and answered by the thread that finishes the group commit covering it
+// (MessageStore::PutMessageAsync), so every producer waiting shares the next flush.
 // Thread-safety: Start/Stop from one owner.
 #pragma once
 
@@ -55,9 +56,6 @@ struct BrokerOptions {
   int64_t register_interval_ms = 30000;
   int64_t offset_persist_interval_ms = 5000;
   int64_t channel_expired_timeout_ms = 120000;
-  // Under SYNC_FLUSH a send blocks until the group commit; such sends run on this many
-  // worker threads (answered asynchronously) so the io thread keeps serving.
-  int send_threads = 4;
 
   static net::ServerOptions DefaultServerOptions() {
     net::ServerOptions o;
@@ -117,6 +115,16 @@ class Broker {
   void NotifyConsumersChanged(const std::string& group);
   void OnConnectionClosed(const net::ConnectionPtr& c);
   void OnArrival(std::string topic, int32_t queue_id);
+  // A send's reply, built once the store has answered (maybe on a flushing thread).
+  struct SendReply {
+    protocol::RemotingCommand request;  // header only: what MakeResponse copies
+    bool batch = false;
+    int32_t queue_id = 0;
+    std::string uniq;                   // single messages: UNIQ_KEY (transactionId)
+    std::vector<int64_t> record_sizes;  // batches: to derive every msgId
+    PutMessageResult put;
+  };
+  protocol::RemotingCommand BuildSendResponse(const SendReply& reply) const;
   void CheckHeldPulls(int64_t now_ms);
   void Housekeeping();
   void RequestRegistration();
@@ -130,7 +138,6 @@ class Broker {
   std::unique_ptr<ConsumerOffsetManager> offsets_;
   std::unique_ptr<SubscriptionGroupManager> groups_cfg_;
   std::unique_ptr<net::RemotingServer> server_;
-  std::unique_ptr<asio::thread_pool> send_pool_;  // SYNC_FLUSH sends only
 
   std::mutex clients_mu_;
   std::map<std::string, Group> consumer_groups_;

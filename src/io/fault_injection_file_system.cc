@@ -317,6 +317,11 @@ class FaultMappedRegion final : public MappedRegion {
     return Status::OK();
   }
 
+  Status SetReadahead(bool) override {  // a hint: nothing to model, not counted
+    std::lock_guard<std::mutex> lock(fs_->mu_);
+    return fs_->CheckWorldLocked(world_.get(), What("readahead", path_));
+  }
+
   Status Prefault(size_t offset, size_t len) override {
     const std::string what = What("prefault", path_);
     std::lock_guard<std::mutex> lock(fs_->mu_);

@@ -100,7 +100,7 @@
 //   File::Map with writable (kMap), MappedRegion::Sync (kMapSync), CreateDirs
 //   (kCreateDirs), RemoveFile and RemoveDir (kRemove), Rename (kRename), SyncDir
 //   (kSyncDir), SetMTime (kSetMTime), LockFile (kLock).
-// Not counted: read-only OpenFile/Map, PRead, Size, Prefault, Stat, Exists, ListDir,
+// Not counted: read-only OpenFile/Map, PRead, Size, Prefault, SetReadahead, Stat, Exists, ListDir,
 // GetDiskUsage, and the test helpers below. Calls on detached handles and calls while
 // crashed are not counted either.
 //

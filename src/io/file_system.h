@@ -59,6 +59,12 @@ class MappedRegion {
   // for writable maps), so the first write to them does not pay for a page fault. Does
   // not change any byte. Call it off the hot path. REQUIRES: the range was allocated.
   virtual Status Prefault(size_t offset, size_t len) = 0;
+
+  // A hint that changes no byte. false: a page fault brings in just that page, never a
+  // large readahead folio (MADV_RANDOM); true restores normal readahead. The segment
+  // being written under SYNC_FLUSH uses false: writeback writes a dirty folio whole, so
+  // with large folios every small flush rewrote up to a MiB (docs/durability.md).
+  virtual Status SetReadahead(bool enabled) = 0;
 };
 
 // An open file. Closed by the destructor (errors on close are not reportable there;

@@ -91,6 +91,15 @@ class PosixMappedRegion final : public MappedRegion {
     return Status::OK();
   }
 
+  Status SetReadahead(bool enabled) override {
+    if (size_ == 0) return Status::OK();
+    auto [start, span] = PageRange(0, size_);
+    if (::madvise(start, span, enabled ? MADV_NORMAL : MADV_RANDOM) != 0) {
+      return FsErrnoStatus(What("madvise readahead", path_), errno);
+    }
+    return Status::OK();
+  }
+
   Status Prefault(size_t offset, size_t len) override {
     if (offset > size_ || len > size_ - offset) {
       return OutOfRange("prefault " + path_ + ": range [" + std::to_string(offset) + ", +" +

@@ -16,6 +16,7 @@
 //   Region::Prefault madvise(MADV_POPULATE_WRITE) on writable maps, MADV_POPULATE_READ on
 //                   read-only ones (Linux 5.14+). On EINVAL (older kernel) it falls back to
 //                   reading one byte per page through a volatile pointer; it never writes.
+//   Region::SetReadahead madvise(MADV_NORMAL) / madvise(MADV_RANDOM) on the whole map.
 //   CreateDirs      mkdir -p; every directory it creates is made durable at once (fsync of
 //                   its parent), so newly created directories survive a power loss, like
 //                   FaultInjectionFileSystem's model.

@@ -15,6 +15,7 @@ CommitLogOptions ToCommitLogOptions(const StoreOptions& o) {
   c.prefault_window_bytes = o.prefault_window_bytes < 0 ? 32 << 20 : o.prefault_window_bytes;
   if (o.flush_disk_type == FlushDiskType::kSyncFlush) {
     c.populate_pages = false;
+    c.readahead_while_writing = false;
   }
   return c;
 }
@@ -219,11 +220,28 @@ void MessageStore::SetArrivalListener(Dispatcher::ArrivalListener listener) {
 }
 
 void MessageStore::StartServices() {
-  const bool sync = options_.flush_disk_type == FlushDiskType::kSyncFlush;
-  const auto interval = sync ? std::chrono::milliseconds(10)
-                             : std::chrono::milliseconds(options_.async_flush.interval_ms);
-  flush_runner_ = std::make_unique<ServiceRunner>("flush-commitlog", interval,
-                                                  [this] { RunFlushStep().IgnoreError(); });
+  if (options_.flush_disk_type == FlushDiskType::kSyncFlush) {
+    // The group-commit thread flushes while callbacks wait (and every 10 ms for puts that
+    // did not wait); the watcher times callbacks out even while a flush hangs.
+    flush_runner_ = std::make_unique<WakeableRunner>(
+        "group-commit", std::chrono::milliseconds(10),
+        [this] {
+          // Callbacks registered during the flush need the next one at once.
+          return group_commit_->RunOnce().ok() && group_commit_->HasPendingCallbacks();
+        },
+        [this] { return group_commit_->HasPendingCallbacks(); });
+    flush_watcher_ = std::make_unique<ServiceRunner>(
+        "flush-watcher", std::chrono::milliseconds(10),
+        [this] { group_commit_->ExpireOverdue(clock_.NowMillis()); });
+  } else {
+    flush_runner_ = std::make_unique<WakeableRunner>(
+        "flush-commitlog", std::chrono::milliseconds(options_.async_flush.interval_ms),
+        [this] {
+          RunFlushStep().IgnoreError();
+          return false;
+        },
+        [] { return false; });
+  }
   prepare_runner_ = std::make_unique<ServiceRunner>("prepare-segment", std::chrono::milliseconds(1),
                                                     [this] { RunPrepareStep().IgnoreError(); });
   cq_flush_runner_ = std::make_unique<ServiceRunner>(
@@ -243,6 +261,7 @@ void MessageStore::StartServices() {
                                                       [this] { (void)retention_->RunOnce(); });
   dispatch_runner_->Start();
   flush_runner_->Start();
+  if (flush_watcher_) flush_watcher_->Start();
   retention_runner_->Start();
   prepare_runner_->Start();
   cq_flush_runner_->Start();
@@ -252,13 +271,17 @@ void MessageStore::StopServices() {
   if (retention_runner_) retention_runner_->Stop();
   if (prepare_runner_) prepare_runner_->Stop();
   if (flush_runner_) flush_runner_->Stop();
+  if (flush_watcher_) flush_watcher_->Stop();
   if (dispatch_runner_) dispatch_runner_->Stop();
   if (cq_flush_runner_) cq_flush_runner_->Stop();
 }
 
 Status MessageStore::RunFlushStep() {
   // Errors are sticky inside the flushers and reported through health().
-  if (options_.flush_disk_type == FlushDiskType::kSyncFlush) return group_commit_->RunOnce();
+  if (options_.flush_disk_type == FlushDiskType::kSyncFlush) {
+    group_commit_->ExpireOverdue(clock_.NowMillis());
+    return group_commit_->RunOnce();
+  }
   return async_flusher_->RunOnce(clock_.NowMillis()).status();
 }
 
@@ -312,6 +335,37 @@ PutMessageResult MessageStore::AwaitDurability(PutMessageResult result, bool wai
   return result;
 }
 
+void MessageStore::AwaitDurabilityAsync(PutMessageResult result, bool wait_for_flush,
+                                        PutCallback done) {
+  if (!result.ok() || options_.flush_disk_type != FlushDiskType::kSyncFlush || !wait_for_flush) {
+    done(AwaitDurability(std::move(result), wait_for_flush));
+    return;
+  }
+  const PhysicalOffset end = result.end_offset();
+  group_commit_->WhenDurable(
+      end, clock_.NowMillis() + options_.sync_flush_timeout_ms,
+      [result = std::move(result), done = std::move(done)](Status s) mutable {
+        if (!s.ok()) {
+          result.status = s.code() == StatusCode::kDeadlineExceeded
+                              ? PutMessageStatus::kFlushDiskTimeout
+                              : PutMessageStatus::kUnknownError;
+          result.error = s.ToString();
+        }
+        done(std::move(result));
+      });
+  if (flush_runner_) flush_runner_->Wake();
+}
+
+void MessageStore::PutMessageAsync(const format::MessageToStore& message, bool wait_for_flush,
+                                   PutCallback done) {
+  AwaitDurabilityAsync(commit_log_->Put(message), wait_for_flush, std::move(done));
+}
+
+void MessageStore::PutMessagesAsync(std::span<const format::MessageToStore> batch,
+                                    bool wait_for_flush, PutCallback done) {
+  AwaitDurabilityAsync(commit_log_->PutBatch(batch), wait_for_flush, std::move(done));
+}
+
 PutMessageResult MessageStore::PutMessage(const format::MessageToStore& message,
                                           bool wait_for_flush) {
   return AwaitDurability(commit_log_->Put(message), wait_for_flush);
@@ -329,6 +383,8 @@ Status MessageStore::Close() {
   health_.SetShutdown();  // no new puts from here on
   StopServices();
   Status status = async_flusher_->FlushAll().status();
+  // Producers still waiting for a group commit hear the outcome of that final flush.
+  if (group_commit_) group_commit_->RunOnce().IgnoreError();
   // Let the dispatcher finish what is left (bounded, like RocketMQ's 5 s wait).
   const int64_t deadline = clock_.MonotonicNanos() + int64_t{5000000000};
   while (status.ok() && DispatchBehindBytes() > 0 && clock_.MonotonicNanos() < deadline) {

@@ -31,6 +31,7 @@
 // Open/Close from one owner. Ownership: `fs` and `clock` must outlive the store.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <span>
 
@@ -65,6 +66,16 @@ class MessageStore {
   PutMessageResult PutMessage(const format::MessageToStore& message, bool wait_for_flush = true);
   PutMessageResult PutMessages(std::span<const format::MessageToStore> batch,
                                bool wait_for_flush = true);
+  // The same without blocking: `done` gets the result, at once (on this thread) unless a
+  // SYNC_FLUSH put waits for its flush; then it runs on the thread that finished the
+  // flush (or the flush watcher, for FLUSH_DISK_TIMEOUT). `done` must be short and must
+  // not block; it may put again. This is how the broker serves many producers under
+  // SYNC_FLUSH from a few threads: every producer waiting shares the next flush.
+  using PutCallback = std::function<void(PutMessageResult)>;
+  void PutMessageAsync(const format::MessageToStore& message, bool wait_for_flush,
+                       PutCallback done);
+  void PutMessagesAsync(std::span<const format::MessageToStore> batch, bool wait_for_flush,
+                        PutCallback done);
 
   // --- reads (get_message.h explains statuses) ---
   GetMessageResult GetMessage(const GetMessageRequest& request) const;
@@ -132,6 +143,7 @@ class MessageStore {
   PhysicalOffset DispatchLimit() const;
   bool DispatchOnce();
   PutMessageResult AwaitDurability(PutMessageResult result, bool wait_for_flush);
+  void AwaitDurabilityAsync(PutMessageResult result, bool wait_for_flush, PutCallback done);
   Status WriteCheckpoint();
 
   const StoreOptions options_;
@@ -146,7 +158,8 @@ class MessageStore {
   std::unique_ptr<Dispatcher> dispatcher_;
   std::unique_ptr<AsyncFlusher> async_flusher_;
   std::unique_ptr<GroupCommit> group_commit_;
-  std::unique_ptr<ServiceRunner> flush_runner_;
+  std::unique_ptr<WakeableRunner> flush_runner_;  // async flusher or group commit
+  std::unique_ptr<ServiceRunner> flush_watcher_;  // SYNC_FLUSH: times out callbacks
   std::unique_ptr<ServiceRunner> prepare_runner_;
   std::unique_ptr<ServiceRunner> cq_flush_runner_;
   std::unique_ptr<WakeableRunner> dispatch_runner_;

@@ -4,7 +4,10 @@
 // that malformed frames close only their own connection.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <future>
+#include <mutex>
+#include <set>
 #include <thread>
 
 #include "broker/broker.h"
@@ -496,7 +499,7 @@ TEST_F(BrokerIntegrationTest, GroupMembershipChangesAreNotified) {
   EXPECT_EQ(empty.remark.value_or(""), "no consumer for this group, MG");
 }
 
-TEST_F(BrokerIntegrationTest, SyncFlushSendsAreAnsweredFromWorkers) {
+TEST_F(BrokerIntegrationTest, SyncFlushSendsAreAnsweredOnceDurable) {
   client_.Close();
   ASSERT_TRUE(broker_->Stop().ok());
   broker_.reset();
@@ -508,6 +511,46 @@ TEST_F(BrokerIntegrationTest, SyncFlushSendsAreAnsweredFromWorkers) {
     EXPECT_EQ(r.FindField("queueOffset").value_or(""), std::to_string(i));
   }
   WaitVisible("SyncTopic", 0, 5);
+  // Many producers at once, more than the broker has threads: each is answered (from the
+  // thread that finished the group commit covering it), every offset exactly once.
+  constexpr int kProducers = 12, kPer = 15;
+  std::vector<std::thread> producers;
+  std::mutex mu;
+  std::set<std::string> offsets;
+  std::atomic<int> failures{0};
+  for (int p = 0; p < kProducers; ++p) {
+    producers.emplace_back([&, p] {
+      net::RemotingClient c;
+      if (!c.Connect(broker_addr_).ok()) {
+        failures++;
+        return;
+      }
+      for (int i = 0; i < kPer; ++i) {
+        RemotingCommand req = protocol::MakeRequest(RequestCode::kSendMessageV2);
+        req.SetField("a", "P");
+        req.SetField("b", "SyncTopic");
+        req.SetField("c", "TBW102");
+        req.SetIntField("d", 4);
+        req.SetIntField("e", 0);
+        req.SetIntField("f", 0);
+        req.SetIntField("g", 1700000000000);
+        req.SetIntField("h", 0);
+        req.SetField("i", std::string("TAGS\x01T\x02KEYS\x01k") + std::to_string(p) + "\x02");
+        req.body.Assign("p" + std::to_string(p) + "-" + std::to_string(i));
+        auto r = c.Invoke(std::move(req), 10000);
+        if (!r.ok() || r->code != 0) {
+          failures++;
+          continue;
+        }
+        std::lock_guard<std::mutex> l(mu);
+        offsets.insert(std::string(r->FindField("queueOffset").value_or("")));
+      }
+    });
+  }
+  for (auto& t : producers) t.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_EQ(offsets.size(), static_cast<size_t>(kProducers * kPer));
+  WaitVisible("SyncTopic", 0, 5 + kProducers * kPer);
 }
 
 }  // namespace

@@ -249,6 +249,8 @@ TEST_P(FileSystemConformanceTest, MapAtNonPageAlignedOffset) {
   ASSERT_OK(m->Sync(0, 1));
   ASSERT_OK(m->Sync(4999, 1));
   ASSERT_OK(m->Prefault(0, 5000));
+  ASSERT_OK(m->SetReadahead(false));  // a hint: bytes unchanged either way
+  ASSERT_OK(m->SetReadahead(true));
   char c;
   ASSERT_OK_AND_ASSIGN(size_t n, f->PRead(offset, &c, 1));
   EXPECT_EQ(n, 1u);

@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
+#include <functional>
 #include <thread>
 
 #include "io/fault_injection_file_system.h"
@@ -18,6 +20,7 @@ namespace {
 
 using ::rocketstore::testing::MakeTestMessage;
 using ::rocketstore::testing::StatusIs;
+using ::rocketstore::testing::TestMessage;
 
 StoreOptions SmallStore(FlushDiskType type) {
   StoreOptions o;
@@ -126,6 +129,141 @@ TEST(MessageStoreTest, WaitFalseUnderSyncFlushReturnsWithoutFlushing) {
   EXPECT_EQ(fs.op_count(), ops);  // no sync on the put path
   EXPECT_OK(store->RunFlushStep());
   EXPECT_GT(fs.op_count(), ops);
+}
+
+// ---- PutMessageAsync: producers served without a blocked thread each -------------------
+
+TEST(MessageStoreTest, AsyncPutUnderSyncFlushAnswersOnlyOnceDurable) {
+  FakeClock clock;
+  FaultInjectionFileSystem fs(clock);
+  ASSERT_OK_AND_ASSIGN(auto store,
+                       MessageStore::Open(SmallStore(FlushDiskType::kSyncFlush), fs, clock));
+  std::vector<PutMessageResult> answers;
+  for (int i = 0; i < 3; ++i) {
+    store->PutMessageAsync(MakeTestMessage(i, 1).View(), true,
+                           [&](PutMessageResult r) { answers.push_back(std::move(r)); });
+  }
+  EXPECT_TRUE(answers.empty());  // nothing flushed yet: nobody may hear OK
+  // A power loss now may lose all three, and that is allowed: none was acknowledged.
+  ASSERT_OK(store->RunFlushStep());
+  ASSERT_EQ(answers.size(), 3u);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(answers[i].status, PutMessageStatus::kPutOk);
+    EXPECT_EQ(answers[i].first.queue_offset.value(), i);
+  }
+  EXPECT_EQ(store->sync_flush_count(), 1);  // one flush answered all three
+  const PhysicalOffset end = store->commit_log().MaxOffset();
+  store.reset();
+  ASSERT_OK(fs.CrashNow(CrashMode::kPowerLoss));
+  ASSERT_OK(fs.Reboot());
+  ASSERT_OK_AND_ASSIGN(auto again,
+                       MessageStore::Open(SmallStore(FlushDiskType::kSyncFlush), fs, clock));
+  EXPECT_EQ(again->commit_log().MaxOffset(), end);
+}
+
+TEST(MessageStoreTest, AsyncPutPastTheDeadlineAnswersFlushDiskTimeout) {
+  FakeClock clock;
+  FaultInjectionFileSystem fs(clock);
+  StoreOptions o = SmallStore(FlushDiskType::kSyncFlush);
+  o.sync_flush_timeout_ms = 5000;
+  ASSERT_OK_AND_ASSIGN(auto store, MessageStore::Open(o, fs, clock));
+  std::vector<PutMessageResult> answers;
+  store->PutMessageAsync(MakeTestMessage(0).View(), true,
+                         [&](PutMessageResult r) { answers.push_back(std::move(r)); });
+  clock.AdvanceMillis(5001);
+  ASSERT_OK(store->RunFlushStep());  // the watcher runs first: the answer is late
+  ASSERT_EQ(answers.size(), 1u);
+  EXPECT_EQ(answers[0].status, PutMessageStatus::kFlushDiskTimeout);
+  EXPECT_NE(answers[0].error.find("not flushed within 5000 ms"), std::string::npos)
+      << answers[0].error;
+  EXPECT_TRUE(IsStored(answers[0].status));
+  EXPECT_TRUE(store->health().Writable());
+}
+
+TEST(MessageStoreTest, AsyncPutFailedFlushAnswersEveryWaiterAndEveryLaterPut) {
+  FakeClock clock;
+  FaultInjectionFileSystem fs(clock);
+  ASSERT_OK_AND_ASSIGN(auto store,
+                       MessageStore::Open(SmallStore(FlushDiskType::kSyncFlush), fs, clock));
+  ASSERT_TRUE(store->PutMessage(MakeTestMessage(0).View()).ok());
+  fs.FailOpsOfKind(OpKind::kSync, EIO);
+  fs.FailOpsOfKind(OpKind::kMapSync, EIO);
+  std::vector<PutMessageResult> answers;
+  auto collect = [&](PutMessageResult r) { answers.push_back(std::move(r)); };
+  for (int i = 1; i <= 3; ++i) store->PutMessageAsync(MakeTestMessage(i).View(), true, collect);
+  EXPECT_THAT(store->RunFlushStep(), StatusIs(StatusCode::kIOError));
+  ASSERT_EQ(answers.size(), 3u);
+  for (const auto& a : answers) {
+    EXPECT_EQ(a.status, PutMessageStatus::kUnknownError);
+    EXPECT_NE(a.error.find("Input/output error"), std::string::npos) << a.error;
+  }
+  fs.ClearFailures();
+  store->PutMessageAsync(MakeTestMessage(4).View(), true, collect);  // answered at once
+  ASSERT_EQ(answers.size(), 4u);
+  EXPECT_EQ(answers[3].status, PutMessageStatus::kServiceNotAvailable);
+}
+
+TEST(MessageStoreTest, AsyncPutUnderAsyncFlushAnswersAtOnce) {
+  FakeClock clock;
+  FaultInjectionFileSystem fs(clock);
+  ASSERT_OK_AND_ASSIGN(auto store,
+                       MessageStore::Open(SmallStore(FlushDiskType::kAsyncFlush), fs, clock));
+  std::vector<PutMessageResult> answers;
+  auto collect = [&](PutMessageResult r) { answers.push_back(std::move(r)); };
+  store->PutMessageAsync(MakeTestMessage(0, 1).View(), true, collect);
+  const std::vector<TestMessage> batch = {MakeTestMessage(1, 1), MakeTestMessage(2, 1)};
+  std::vector<format::MessageToStore> views = {batch[0].View(), batch[1].View()};
+  store->PutMessagesAsync(views, true, collect);
+  ASSERT_EQ(answers.size(), 2u);
+  EXPECT_EQ(answers[0].status, PutMessageStatus::kPutOk);
+  EXPECT_EQ(answers[1].status, PutMessageStatus::kPutOk);
+  EXPECT_EQ(answers[1].first.queue_offset.value(), 1);
+}
+
+// Producers as the broker serves them: each sends its next message from the callback
+// that acknowledged the last one. With real threads and files: every put is answered,
+// in order per producer, and the flushes are shared.
+TEST(MessageStoreTest, AsyncProducersChainingFromCallbacksShareFlushes) {
+  testing::TempDir dir;
+  StoreOptions o;
+  o.index_hash_slot_num = 256;
+  o.index_num = 4096;
+  o.consume_queue_units_per_file = 1024;
+  o.root_dir = dir.path();
+  o.commit_log_segment_size = 32 << 10;  // several segment rolls
+  o.flush_disk_type = FlushDiskType::kSyncFlush;
+  ASSERT_OK_AND_ASSIGN(auto store,
+                       MessageStore::Open(o, PosixFileSystem::Default(), Clock::Real()));
+  constexpr int kProducers = 16, kPer = 40;
+  struct Producer {
+    int sent = 0;
+    int64_t last_offset = -1;
+    bool in_order = true;
+  };
+  std::vector<Producer> prod(kProducers);
+  std::atomic<int> done{0}, failures{0};
+  std::function<void(int)> send = [&](int p) {
+    store->PutMessageAsync(MakeTestMessage(prod[p].sent).View(), true, [&, p](PutMessageResult r) {
+      if (!r.ok()) failures++;
+      if (r.first.offset.value() <= prod[p].last_offset) prod[p].in_order = false;
+      prod[p].last_offset = r.first.offset.value();
+      if (++prod[p].sent < kPer) {
+        send(p);
+      } else {
+        done++;
+      }
+    });
+  };
+  for (int p = 0; p < kProducers; ++p) send(p);
+  for (int i = 0; i < 3000 && done.load() < kProducers; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_EQ(done.load(), kProducers);
+  EXPECT_EQ(failures.load(), 0);
+  for (const auto& p : prod) EXPECT_TRUE(p.in_order);
+  EXPECT_LT(store->sync_flush_count(), kProducers * kPer / 2);  // flushes were shared
+  EXPECT_GE(store->commit_log().segments().file_count(), 3u);
+  EXPECT_OK(store->Close());
 }
 
 TEST(MessageStoreTest, SecondStoreOnTheSameDirectoryFails) {

@@ -18,6 +18,7 @@ MappedFileQueue::Options QueueOptions(const CommitLogOptions& o) {
   q.file.reserve_chunk_bytes = o.reserve_chunk_bytes;
   q.prefault_window_bytes = o.prefault_window_bytes;
   q.populate_pages = o.populate_pages;
+  q.file.readahead_while_writing = o.readahead_while_writing;
   return q;
 }
 

@@ -56,6 +56,7 @@ struct CommitLogOptions {
   int64_t reserve_chunk_bytes = 16 << 20;    // disk reserved ahead of the writer
   int64_t prefault_window_bytes = 32 << 20;  // pages warmed ahead of the writer
   bool populate_pages = true;                // false: the window is only reserved
+  bool readahead_while_writing = true;       // see MappedFile::Options
   int64_t os_page_cache_busy_millis = 1000;  // osPageCacheBusyTimeOutMills
 };
 

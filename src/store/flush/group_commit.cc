@@ -1,6 +1,9 @@
 #include "store/flush/group_commit.h"
 
+#include <algorithm>
 #include <chrono>
+#include <iterator>
+#include <string>
 
 namespace rocketstore {
 
@@ -25,6 +28,70 @@ void GroupCommit::LeadFlushLocked(std::unique_lock<std::mutex>& l) {
     if (on_durable_) on_durable_();
   }
   cv_.notify_all();
+  std::vector<Pending> decided = TakeDecidedLocked();
+  if (decided.empty()) return;
+  const Status error = error_;
+  l.unlock();
+  Complete(decided, error);
+  l.lock();
+}
+
+std::vector<GroupCommit::Pending> GroupCommit::TakeDecidedLocked() {
+  std::vector<Pending> decided;
+  if (pending_.empty()) return decided;
+  const int64_t durable = durable_.load(std::memory_order_relaxed);
+  if (!error_.ok()) {
+    decided.swap(pending_);
+  } else {
+    auto keep = std::partition(pending_.begin(), pending_.end(),
+                               [durable](const Pending& p) { return p.end > durable; });
+    decided.assign(std::make_move_iterator(keep), std::make_move_iterator(pending_.end()));
+    pending_.erase(keep, pending_.end());
+  }
+  pending_count_.store(pending_.size(), std::memory_order_release);
+  return decided;
+}
+
+void GroupCommit::Complete(std::vector<Pending>& decided, const Status& error) {
+  for (Pending& p : decided) p.done(error);
+}
+
+void GroupCommit::WhenDurable(PhysicalOffset end, int64_t deadline_ms, DurableCallback done) {
+  std::unique_lock<std::mutex> l(mu_);
+  ++waits_;
+  Status outcome;
+  if (options_.unsafe_ack_before_flush_for_testing) {
+    outcome = Status::OK();
+  } else if (!error_.ok()) {
+    outcome = error_;
+  } else if (durable_.load(std::memory_order_relaxed) < end.value()) {
+    pending_.push_back(Pending{end.value(), deadline_ms, std::move(done)});
+    pending_count_.store(pending_.size(), std::memory_order_release);
+    return;
+  }
+  l.unlock();
+  done(outcome);
+}
+
+void GroupCommit::ExpireOverdue(int64_t now_ms) {
+  std::vector<Pending> overdue;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    auto keep = std::partition(pending_.begin(), pending_.end(),
+                               [now_ms](const Pending& p) { return p.deadline_ms >= now_ms; });
+    overdue.assign(std::make_move_iterator(keep), std::make_move_iterator(pending_.end()));
+    pending_.erase(keep, pending_.end());
+    pending_count_.store(pending_.size(), std::memory_order_release);
+  }
+  for (Pending& p : overdue) {
+    p.done(DeadlineExceeded("data up to offset " + std::to_string(p.end) +
+                            " was not flushed within " + std::to_string(options_.timeout_ms) +
+                            " ms (the message is stored)"));
+  }
+}
+
+bool GroupCommit::HasPendingCallbacks() const {
+  return pending_count_.load(std::memory_order_acquire) > 0;
 }
 
 Status GroupCommit::WaitDurable(PhysicalOffset end) {
@@ -53,9 +120,24 @@ Status GroupCommit::WaitDurable(PhysicalOffset end) {
 
 Status GroupCommit::RunOnce() {
   std::unique_lock<std::mutex> l(mu_);
-  if (!error_.ok()) return error_;
-  if (flushing_ || !segments_.HasDirtyPages(0)) return Status::OK();
-  LeadFlushLocked(l);
+  cv_.wait(l, [this] { return !flushing_; });
+  if (error_.ok() && segments_.HasDirtyPages(0)) {
+    LeadFlushLocked(l);
+  } else {
+    // Nothing to flush: callbacks registered after the last flush ended may still be
+    // decided by it, by another flusher's work (Close) or by the sticky error.
+    if (error_.ok()) {
+      const int64_t flushed = segments_.FlushedOffset().value();
+      if (flushed > durable_.load(std::memory_order_relaxed)) {
+        durable_.store(flushed, std::memory_order_release);
+      }
+    }
+    std::vector<Pending> decided = TakeDecidedLocked();
+    const Status error = error_;
+    l.unlock();
+    Complete(decided, error);
+    l.lock();
+  }
   return error_;
 }
 

@@ -15,10 +15,21 @@
 // flush is sticky: the store's health turns not-writable, every waiter, now and later,
 // gets the error, and no OK is ever returned after it.
 //
-// RunOnce() flushes anything still dirty (data of puts that did not wait, WAIT=false); a
-// ServiceRunner calls it every 10 ms under SYNC_FLUSH.
+// Asynchronous waiters: WhenDurable(end, deadline, done) registers a callback instead of
+// blocking a thread, the way the broker serves many producers from a few I/O threads
+// (RocketMQ's GroupCommitRequest futures). Whoever finishes a flush — a blocking leader
+// or RunOnce() on the store's group-commit thread — completes every callback the flush
+// satisfied, on its own thread and without holding any lock, so a callback may append the
+// producer's next message and register again; RunOnce() keeps flushing while callbacks
+// are pending. ExpireOverdue(now) answers callbacks past their deadline with
+// kDeadlineExceeded; a watcher calls it every 10 ms, so a flush stuck in the kernel still
+// gets its producers FLUSH_DISK_TIMEOUT on time (RocketMQ's FlushDiskWatcher).
 //
-// Thread-safety: all methods from any thread. Ownership: `segments`, `health` outlive it.
+// RunOnce() also flushes anything still dirty (data of puts that did not wait,
+// WAIT=false); it runs at least every 10 ms under SYNC_FLUSH.
+//
+// Thread-safety: all methods from any thread. Callbacks must be short and must not block
+// (they run on a flushing thread). Ownership: `segments`, `health` outlive it.
 #pragma once
 
 #include <atomic>
@@ -26,6 +37,7 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <vector>
 
 #include "base/offsets.h"
 #include "base/status.h"
@@ -50,7 +62,18 @@ class GroupCommit {
   // Blocks until [.., end) is durable, the timeout passes, or a flush fails.
   Status WaitDurable(PhysicalOffset end);
 
-  // Flushes whatever is written but not durable. Returns the sticky error if any.
+  // Calls `done` once [.., end) is durable (OK), a flush failed (the sticky error), or
+  // ExpireOverdue() ran after `deadline_ms` (kDeadlineExceeded). Runs `done` at once, on
+  // this thread, when the outcome is already known.
+  using DurableCallback = std::function<void(Status)>;
+  void WhenDurable(PhysicalOffset end, int64_t deadline_ms, DurableCallback done);
+  // Answers every callback whose deadline is before `now_ms` with kDeadlineExceeded.
+  void ExpireOverdue(int64_t now_ms);
+  // True while callbacks wait (the group-commit thread keeps flushing).
+  bool HasPendingCallbacks() const;
+
+  // Flushes whatever is written but not durable (waiting for a flush in progress first)
+  // and completes the callbacks it satisfied. Returns the sticky error if any.
   Status RunOnce();
 
   // Called (on the flushing thread) after a flush made more data durable: the dispatcher
@@ -66,8 +89,17 @@ class GroupCommit {
   int64_t flush_nanos() const;  // total time spent flushing
 
  private:
-  // REQUIRES: l holds mu_ and no flush is in progress. Flushes with the lock released.
+  struct Pending {
+    int64_t end;
+    int64_t deadline_ms;
+    DurableCallback done;
+  };
+  // REQUIRES: l holds mu_ and no flush is in progress. Flushes with the lock released,
+  // then completes the callbacks the flush decided (also with the lock released).
   void LeadFlushLocked(std::unique_lock<std::mutex>& l);
+  // Moves out the callbacks that the current durable offset or error decides.
+  std::vector<Pending> TakeDecidedLocked();
+  static void Complete(std::vector<Pending>& decided, const Status& error);
 
   MappedFileQueue& segments_;
   StoreHealth& health_;
@@ -78,10 +110,12 @@ class GroupCommit {
   bool flushing_ = false;            // GUARDED_BY(mu_)
   std::atomic<int64_t> durable_{0};  // written under mu_, read lock-free
   std::function<void()> on_durable_;
-  Status error_;             // GUARDED_BY(mu_), sticky
-  int64_t flushes_ = 0;      // GUARDED_BY(mu_)
-  int64_t waits_ = 0;        // GUARDED_BY(mu_)
-  int64_t flush_nanos_ = 0;  // GUARDED_BY(mu_)
+  std::vector<Pending> pending_;          // GUARDED_BY(mu_)
+  std::atomic<size_t> pending_count_{0};  // pending_.size(), readable without the lock
+  Status error_;                          // GUARDED_BY(mu_), sticky
+  int64_t flushes_ = 0;                   // GUARDED_BY(mu_)
+  int64_t waits_ = 0;                     // GUARDED_BY(mu_)
+  int64_t flush_nanos_ = 0;               // GUARDED_BY(mu_)
 };
 
 }  // namespace rocketstore

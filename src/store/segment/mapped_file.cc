@@ -38,6 +38,7 @@ Result<std::unique_ptr<MappedFile>> MappedFile::Create(FileSystem& fs, const std
   RS_ASSIGN_OR_RETURN(auto region, file->Map(0, static_cast<size_t>(file_size), true));
   auto mf = std::unique_ptr<MappedFile>(
       new MappedFile(path, std::move(file), std::move(region), start, file_size, options));
+  if (!options.readahead_while_writing) RS_RETURN_IF_ERROR(mf->DisableReadahead());
   return mf;
 }
 
@@ -59,6 +60,17 @@ Result<std::unique_ptr<MappedFile>> MappedFile::Open(FileSystem& fs, const std::
       new MappedFile(path, std::move(file), std::move(region), start, file_size, options));
   mf->SetPositions(file_size);
   return mf;
+}
+
+Status MappedFile::DisableReadahead() {
+  RS_RETURN_IF_ERROR(region_->SetReadahead(false));
+  readahead_off_.store(true, std::memory_order_release);
+  return Status::OK();
+}
+
+Status MappedFile::RestoreReadahead() {
+  if (!readahead_off_.exchange(false, std::memory_order_acq_rel)) return Status::OK();
+  return region_->SetReadahead(true);
 }
 
 Status MappedFile::ReserveSlow(int64_t end) {

@@ -52,6 +52,10 @@ class MappedFile {
   struct Options {
     // Disk blocks are reserved in chunks of this size ahead of the writer.
     int64_t reserve_chunk_bytes = 16 << 20;
+    // false: page faults bring in single pages while the segment is being written
+    // (MappedRegion::SetReadahead). Under SYNC_FLUSH, readahead's large folios made every
+    // flush write back up to a MiB for a few KiB of records (docs/durability.md).
+    bool readahead_while_writing = true;
   };
 
   // Creates `dir/<20-digit start>` at `file_size` bytes (sparse, size durable) and maps
@@ -99,6 +103,13 @@ class MappedFile {
   // Reserves and faults in [from, to) so the appender's first touch is cheap.
   Status Prefault(int64_t from, int64_t to);
   int64_t prefaulted_position() const { return prefaulted_.load(std::memory_order_acquire); }
+  int64_t reserved_position() const { return reserved_.load(std::memory_order_acquire); }
+
+  // Readahead off while the segment is written (Options::readahead_while_writing), back
+  // on once it is full, so readers of old segments keep normal readahead.
+  Status DisableReadahead();
+  Status RestoreReadahead();  // no-op unless disabled
+  bool readahead_disabled() const { return readahead_off_.load(std::memory_order_acquire); }
 
   // --- flusher ---
   // Makes [flushed, committed) durable and advances `flushed`. Returns the new flushed
@@ -139,6 +150,7 @@ class MappedFile {
   std::atomic<int64_t> prefaulted_{0};
   std::atomic<int64_t> last_timestamp_{0};
   std::atomic<int64_t> flushed_timestamp_{0};
+  std::atomic<bool> readahead_off_{false};
   std::mutex reserve_mu_;   // serialises ReserveSlow
   std::mutex prefault_mu_;  // serialises Prefault
   std::mutex flush_mu_;     // one flush at a time

@@ -47,6 +47,9 @@ Status MappedFileQueue::Load() {
                                                   options_.file_size, options_.file));
     files.push_back(std::move(mf));
   }
+  if (!options_.file.readahead_while_writing && !files.empty()) {
+    RS_RETURN_IF_ERROR(files.back()->DisableReadahead());  // the one appends go to
+  }
   std::lock_guard<std::mutex> l(mu_);
   files_ = std::move(files);
   prepared_.reset();
@@ -193,6 +196,14 @@ Status MappedFileQueue::PrefaultAhead(MappedFile& file, bool being_written) {
 Status MappedFileQueue::PrepareNext() {
   std::shared_ptr<MappedFile> last = LastFile();
   if (!last) return Status::OK();
+  if (!options_.file.readahead_while_writing) {
+    std::shared_ptr<MappedFile> previous;
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      if (files_.size() >= 2) previous = files_[files_.size() - 2];
+    }
+    if (previous) RS_RETURN_IF_ERROR(previous->RestoreReadahead());  // full: readers only
+  }
   RS_RETURN_IF_ERROR(PrefaultAhead(*last, /*being_written=*/true));
   const int64_t wrote = last->wrote_position();
   if (wrote * 2 < last->file_size() && last->remaining() > options_.prefault_window_bytes) {

@@ -129,6 +129,60 @@ TEST_F(MappedFileQueueTest, PrepareNextCreatesTheFollowingSegmentAhead) {
   EXPECT_EQ(q.LastFile()->start_offset().value(), 4096);
 }
 
+// The preparer keeps the window ahead of the appender prefaulted; once the appender has
+// caught up, it skips a lead ahead instead of faulting the pages the appender is on.
+TEST_F(MappedFileQueueTest, PrefaultRunsAheadAndSkipsALeadPastACaughtUpAppender) {
+  MappedFileQueue q(fs_, "/s", Opts(8192));  // window 1024, lead 256
+  ASSERT_OK(q.Load());
+  Append(q, std::string(100, 'a'));
+  ASSERT_OK(q.PrepareNext());
+  std::shared_ptr<MappedFile> f = q.LastFile();
+  EXPECT_EQ(f->prefaulted_position(), 100 + 1024);
+  EXPECT_GE(f->reserved_position(), 100 + 1024);
+  Append(q, std::string(1900, 'b'));  // the appender overtakes the prefaulted range
+  ASSERT_OK(q.PrepareNext());
+  // [2000, 2256) is left to the appender; the preparer went on from 2256.
+  EXPECT_EQ(f->prefaulted_position(), 2000 + 1024);
+  EXPECT_GE(f->reserved_position(), 2000 + 1024);  // reservation has no gap
+}
+
+TEST_F(MappedFileQueueTest, WithoutPopulateThePreparerOnlyReserves) {
+  MappedFileQueue::Options o = Opts(8192);
+  o.populate_pages = false;
+  MappedFileQueue q(fs_, "/s", o);
+  ASSERT_OK(q.Load());
+  Append(q, std::string(100, 'a'));
+  ASSERT_OK(q.PrepareNext());
+  EXPECT_EQ(q.LastFile()->prefaulted_position(), 0);
+  EXPECT_GE(q.LastFile()->reserved_position(), 100 + 1024);
+}
+
+// SYNC_FLUSH turns readahead off for the segment being written (large folios would be
+// rewritten whole at every flush) and back on once the segment is full.
+TEST_F(MappedFileQueueTest, ReadaheadIsOffOnlyWhileASegmentIsWritten) {
+  MappedFileQueue::Options o = Opts();
+  o.file.readahead_while_writing = false;
+  {
+    MappedFileQueue q(fs_, "/s", o);
+    ASSERT_OK(q.Load());
+    Append(q, std::string(4096, 'a'));
+    EXPECT_TRUE(q.LastFile()->readahead_disabled());
+    Append(q, "b");  // rolls
+    ASSERT_EQ(q.file_count(), 2u);
+    EXPECT_TRUE(q.FirstFile()->readahead_disabled());  // until the preparer runs
+    ASSERT_OK(q.PrepareNext());
+    EXPECT_FALSE(q.FirstFile()->readahead_disabled());
+    EXPECT_TRUE(q.LastFile()->readahead_disabled());
+  }
+  MappedFileQueue reloaded(fs_, "/s", o);
+  ASSERT_OK(reloaded.Load());
+  EXPECT_FALSE(reloaded.FirstFile()->readahead_disabled());
+  EXPECT_TRUE(reloaded.LastFile()->readahead_disabled());  // appends continue there
+  MappedFileQueue normal(fs_, "/s", Opts());
+  ASSERT_OK(normal.Load());
+  EXPECT_FALSE(normal.LastFile()->readahead_disabled());
+}
+
 TEST_F(MappedFileQueueTest, RemoveFilesBeforeDropsLeadingFilesButNeverTheLast) {
   MappedFileQueue q(fs_, "/s", Opts());
   ASSERT_OK(q.Load());
