@@ -37,7 +37,11 @@ struct Scenario {
   FlushDiskType flush;
   CrashMode mode;
   bool broken = false;  // ack before flush
+  // SYNC_FLUSH through PutMessageAsync, the broker's path: puts in groups of kGroup, then
+  // a flush step; a message counts as acknowledged when its callback said PUT_OK.
+  bool async_puts = false;
 };
+constexpr int kGroup = 4;
 
 StoreOptions Options(const Scenario& s) {
   StoreOptions o;
@@ -62,14 +66,24 @@ int RunWorkload(const Scenario& s, FaultInjectionFileSystem& fs, Clock& clock) {
   auto store = MessageStore::Open(Options(s), fs, clock);
   if (!store.ok()) return 0;
   int acked = 0;
+  std::vector<char> ok(kMessages, 0);  // async puts: which callbacks said PUT_OK
   for (int i = 0; i < kMessages; ++i) {
     auto m = MakeTestMessage(i);
-    PutMessageResult r = (*store)->PutMessage(m.View());
-    if (r.ok()) {
-      if (acked != i) break;  // an earlier put failed: later acks are not counted
-      acked = i + 1;
+    if (s.async_puts) {
+      (*store)->PutMessageAsync(m.View(), true, [&ok, i](PutMessageResult r) { ok[i] = r.ok(); });
+      if ((i + 1) % kGroup == 0 || i + 1 == kMessages) {
+        (void)(*store)->RunFlushStep();  // answers the group (or fails it)
+        while (acked < kMessages && ok[acked]) ++acked;
+        if (acked != i + 1) break;  // a put failed: later acks are not counted
+      }
     } else {
-      break;
+      PutMessageResult r = (*store)->PutMessage(m.View());
+      if (r.ok()) {
+        if (acked != i) break;  // an earlier put failed: later acks are not counted
+        acked = i + 1;
+      } else {
+        break;
+      }
     }
     if (s.flush == FlushDiskType::kAsyncFlush && (i + 1) % kAsyncFlushEvery == 0) {
       if (!(*store)->RunFlushStep().ok()) break;
@@ -281,8 +295,9 @@ Summary Enumerate(const Scenario& s, int recovery_crash_stride) {
       }
     }
   }
-  std::printf("[ crash    ] %s / %s%s: %d crash points, %d failing\n",
+  std::printf("[ crash    ] %s%s / %s%s: %d crash points, %d failing\n",
               s.flush == FlushDiskType::kSyncFlush ? "SYNC_FLUSH" : "ASYNC_FLUSH",
+              s.async_puts ? " (async puts)" : "",
               s.mode == CrashMode::kPowerLoss ? "power loss" : "process crash",
               s.broken ? " (broken: ack before flush)" : "", sum.crash_points, sum.failing_points);
   return sum;
@@ -310,6 +325,22 @@ TEST(CrashPointsTest, AsyncFlushPowerLossKeepsAValidPrefix) {
   Summary s = Enumerate({FlushDiskType::kAsyncFlush, CrashMode::kPowerLoss}, 10);
   EXPECT_GT(s.crash_points, 40);
   EXPECT_EQ(s.failing_points, 0) << s.first_failure;
+}
+
+TEST(CrashPointsTest, SyncFlushAsyncPutsPowerLoss) {
+  Scenario sc{FlushDiskType::kSyncFlush, CrashMode::kPowerLoss};
+  sc.async_puts = true;
+  Summary s = Enumerate(sc, 50);
+  EXPECT_GE(s.crash_points, kMessages / kGroup);
+  EXPECT_EQ(s.failing_points, 0) << s.first_failure;
+}
+
+TEST(CrashPointsTest, HarnessCatchesAckBeforeFlushWithAsyncPuts) {
+  Scenario sc{FlushDiskType::kSyncFlush, CrashMode::kPowerLoss, /*broken=*/true};
+  sc.async_puts = true;
+  Summary s = Enumerate(sc, 0);
+  EXPECT_GT(s.failing_points, 0) << "the broken store went unnoticed";
+  EXPECT_NE(s.first_failure.find("lost acknowledged"), std::string::npos) << s.first_failure;
 }
 
 // The harness must catch a store that acknowledges before its data is durable.
