@@ -16,6 +16,7 @@ CommitLogOptions ToCommitLogOptions(const StoreOptions& o) {
   if (o.flush_disk_type == FlushDiskType::kSyncFlush) {
     c.populate_pages = false;
     c.readahead_while_writing = false;
+    c.append_with_pwrite = true;
   }
   return c;
 }

@@ -160,7 +160,13 @@ PutMessageResult CommitLog::AppendLocked(std::span<const format::MessageToStore>
       return Reject(PutMessageStatus::kServiceNotAvailable,
                     "cannot reserve disk space: " + s.ToString());
     }
-    format::EncodeBlank(file->data() + wrote, static_cast<int32_t>(file->remaining()));
+    if (options_.append_with_pwrite) {
+      uint8_t blank[format::kEndFileMinBlankLength];
+      format::EncodeBlank(blank, static_cast<int32_t>(file->remaining()));
+      if (Status s = file->Write(wrote, blank); !s.ok()) return FailedWrite(s);
+    } else {
+      format::EncodeBlank(file->data() + wrote, static_cast<int32_t>(file->remaining()));
+    }
     file->Advance(file->file_size(), last_store_timestamp_);
     file_or = WritableSegmentLocked();
     if (!file_or.ok()) {
@@ -195,19 +201,33 @@ PutMessageResult CommitLog::AppendLocked(std::span<const format::MessageToStore>
   result.first.store_timestamp = store_ts;
   result.first.queue_offset = QueueOffset(next_queue_offset ? *next_queue_offset : 0);
 
-  uint8_t* dst = file->data() + start;
+  if (options_.append_with_pwrite) scratch_.resize(static_cast<size_t>(total));
+  uint8_t* dst = options_.append_with_pwrite ? scratch_.data() : file->data() + start;
   int64_t phys = result.first.offset.value();
+  int64_t queue_offset = result.first.queue_offset.value();
   for (size_t i = 0; i < messages.size(); ++i) {
-    const int64_t queue_offset = next_queue_offset ? (*next_queue_offset)++ : 0;
     const size_t size = format::EncodedRecordSize(messages[i]);
-    format::EncodeRecord(messages[i], crcs[i], queue_offset, phys, store_ts, dst);
+    format::EncodeRecord(messages[i], crcs[i], next_queue_offset ? queue_offset++ : 0, phys,
+                         store_ts, dst);
     if (i == 0) result.first.size = static_cast<int32_t>(size);
     dst += size;
     phys += static_cast<int64_t>(size);
   }
+  if (options_.append_with_pwrite) {
+    if (Status s = file->Write(start, scratch_); !s.ok()) return FailedWrite(s);
+  }
+  if (next_queue_offset) *next_queue_offset = queue_offset;
   last_store_timestamp_ = store_ts;
   file->Advance(start + total, store_ts);
   return result;
+}
+
+// A write that failed leaves the file in an unknown state (the page cache may hold part
+// of it): like a failed flush, it is sticky. Nothing was published.
+PutMessageResult CommitLog::FailedWrite(const Status& s) {
+  Status error = s.WithContext("commit log write failed; the store stops accepting writes");
+  health_.SetFatalIoError(error);
+  return Reject(PutMessageStatus::kUnknownError, error.ToString());
 }
 
 Result<CommitLogBytes> CommitLog::Read(PhysicalOffset offset, int32_t size) const {

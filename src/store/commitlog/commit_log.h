@@ -57,6 +57,11 @@ struct CommitLogOptions {
   int64_t prefault_window_bytes = 32 << 20;  // pages warmed ahead of the writer
   bool populate_pages = true;                // false: the window is only reserved
   bool readahead_while_writing = true;       // see MappedFile::Options
+  // Append with pwrite() instead of storing into the writable map. Under SYNC_FLUSH this
+  // keeps the map's page-table entries read-only, so writeback at each fdatasync has no
+  // writable mapping to clean and sends no TLB-shootdown IPIs (measured here: ~30 % of
+  // the CPU with 64 producers went to those IPIs). Costs a syscall per put.
+  bool append_with_pwrite = false;
   int64_t os_page_cache_busy_millis = 1000;  // osPageCacheBusyTimeOutMills
 };
 
@@ -135,6 +140,7 @@ class CommitLog {
   CommitLog(FileSystem& fs, const CommitLogOptions& options, Clock& clock, StoreHealth& health);
 
   PutMessageResult Reject(PutMessageStatus status, std::string error) const;
+  PutMessageResult FailedWrite(const Status& s);
   PutMessageResult CheckStoreState() const;
   // The segment to append to, rolling to a new one when the current is full.
   Result<std::shared_ptr<MappedFile>> WritableSegmentLocked();
@@ -173,6 +179,8 @@ class CommitLog {
   mutable std::mutex append_mu_;
   std::atomic<int64_t> begin_time_in_lock_{0};
   int64_t last_store_timestamp_ = 0;  // GUARDED_BY(append_mu_)
+  std::vector<uint8_t>
+      scratch_;  // append_with_pwrite: records encoded here. GUARDED_BY(append_mu_)
   // The segment being appended to (saves the file-list lock per put). GUARDED_BY(append_mu_)
   std::shared_ptr<MappedFile> current_;
   // Next queue offset per topic+queue. GUARDED_BY(append_mu_).

@@ -31,6 +31,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 
 #include "base/offsets.h"
@@ -95,6 +96,11 @@ class MappedFile {
   Status Reserve(int64_t end) {
     if (end <= reserved_.load(std::memory_order_acquire)) return Status::OK();
     return ReserveSlow(end);
+  }
+  // Writes bytes at `pos` through the file (pwrite) instead of the map; the map sees them
+  // at once (same page cache). REQUIRES: pos >= wrote, reserved.
+  Status Write(int64_t pos, std::span<const uint8_t> bytes) {
+    return file_->PWrite(static_cast<uint64_t>(pos), bytes.data(), bytes.size());
   }
   // Publishes bytes [wrote, new_wrote) written into the map. REQUIRES: reserved.
   void Advance(int64_t new_wrote, int64_t last_store_timestamp);

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <map>
 #include <mutex>
@@ -49,6 +50,7 @@ class CommitLogTest : public ::testing::Test {
     o.reserve_chunk_bytes = 4096;
     o.prefault_window_bytes = 4096;
     o.max_message_body_bytes = max_body_;
+    o.append_with_pwrite = append_with_pwrite_;
     auto log = CommitLog::Open(fs_, o, clock_, health_);
     ASSERT_OK(log.status());
     log_ = std::move(log).value();
@@ -64,6 +66,7 @@ class CommitLogTest : public ::testing::Test {
   FaultInjectionFileSystem fs_{clock_};
   StoreHealth health_;
   size_t max_body_ = 4 << 20;
+  bool append_with_pwrite_ = false;
   std::unique_ptr<CommitLog> log_;
 };
 
@@ -279,6 +282,55 @@ TEST_F(CommitLogTest, FullDiskAtReservationFailsThePutAndWritesNothing) {
   EXPECT_EQ(log_->MaxOffset(), before);
   fs_.ClearFailures();
   EXPECT_TRUE(log_->Put(m).ok());  // space freed: puts work again
+}
+
+// SYNC_FLUSH appends through pwrite() (CommitLogOptions::append_with_pwrite): the files
+// must come out byte for byte as when records are stored into the map, roll and BLANK
+// included, and readers see the records through the map at once.
+TEST_F(CommitLogTest, AppendWithPwriteWritesTheSameBytesAsTheMap) {
+  std::vector<std::string> files[2];
+  for (int mode = 0; mode < 2; ++mode) {
+    FakeClock clock{1700000000123};
+    FaultInjectionFileSystem fs{clock};
+    StoreHealth health;
+    CommitLogOptions o;
+    o.dir = "/store/commitlog";
+    o.segment_size = 512;
+    o.reserve_chunk_bytes = 4096;
+    o.append_with_pwrite = mode == 1;
+    ASSERT_OK_AND_ASSIGN(auto log, CommitLog::Open(fs, o, clock, health));
+    for (int i = 0; i < 6; ++i) {
+      PutMessageResult r = log->Put(SpecMessage(i % 2 ? kPropsB : kPropsA));
+      ASSERT_TRUE(r.ok()) << r.error;
+      ASSERT_OK_AND_ASSIGN(CommitLogBytes read, log->ReadRecord(r.first.offset));
+      EXPECT_EQ(read.bytes.size(), static_cast<size_t>(r.first.size));
+    }
+    const std::vector<MessageToStore> batch = {SpecMessage(), SpecMessage()};
+    ASSERT_TRUE(log->PutBatch(batch).ok());
+    ASSERT_OK_AND_ASSIGN(std::vector<std::string> names, fs.ListDir("/store/commitlog"));
+    std::sort(names.begin(), names.end());
+    EXPECT_GE(names.size(), 3u);  // rolled twice
+    for (const std::string& n : names) {
+      ASSERT_OK_AND_ASSIGN(std::string bytes, fs.ReadWholeFile("/store/commitlog/" + n));
+      files[mode].push_back(n + ":" + bytes);
+    }
+  }
+  EXPECT_EQ(files[0], files[1]);
+}
+
+TEST_F(CommitLogTest, FailedPwriteIsStickyAndPublishesNothing) {
+  append_with_pwrite_ = true;
+  Open(4096);
+  ASSERT_TRUE(log_->Put(SpecMessage()).ok());
+  const PhysicalOffset before = log_->MaxOffset();
+  fs_.FailOpsOfKind(OpKind::kWrite, EIO);
+  PutMessageResult r = log_->Put(SpecMessage());
+  EXPECT_EQ(r.status, PutMessageStatus::kUnknownError);
+  EXPECT_NE(r.error.find("Input/output error"), std::string::npos) << r.error;
+  EXPECT_EQ(log_->MaxOffset(), before);
+  EXPECT_FALSE(health_.Writable());
+  fs_.ClearFailures();
+  EXPECT_EQ(log_->Put(SpecMessage()).status, PutMessageStatus::kServiceNotAvailable);
 }
 
 TEST_F(CommitLogTest, FullDiskWhenCreatingASegmentIsCreateMappedFileFailed) {
