@@ -96,13 +96,16 @@ void Connection::OnRead(const asio::error_code& ec, size_t n) {
 }
 
 bool Connection::ProcessBuffer() {
+  in_batch_ = true;
+  bool ok = true;
   while (!closed_ && buf_end_ > buf_begin_) {
     std::span<const uint8_t> avail(buf_.data() + buf_begin_, buf_end_ - buf_begin_);
     auto decoded = protocol::DecodeFrame(avail, server_->options_.limits);
     if (!decoded.ok()) {
       std::fprintf(stderr, "rocketstore: closing %s: bad frame: %s\n", remote_.c_str(),
                    decoded.status().message().c_str());
-      return false;
+      ok = false;
+      break;
     }
     if (!decoded->complete) {
       const size_t need = decoded->frame_size;
@@ -116,13 +119,16 @@ bool Connection::ProcessBuffer() {
       break;
     }
     buf_begin_ += decoded->consumed;
-    RemotingCommand cmd = std::move(decoded->command);
+    RemotingCommand& cmd = decoded->command;
     if (cmd.IsResponse()) {
       if (response_hook_) response_hook_(std::move(cmd));
       continue;
     }
     server_->Dispatch(shared_from_this(), cmd);
   }
+  in_batch_ = false;
+  if (!ok) return false;
+  if (!writing_) DoWrite();  // the batch's responses, in one write
   if (buf_begin_ == buf_end_) {
     buf_begin_ = buf_end_ = 0;
     if (buf_.size() > 4 * kInitialReadBuffer) {
@@ -142,28 +148,47 @@ void Connection::SendResponse(const RemotingCommand& request, RemotingCommand re
 
 void Connection::Send(RemotingCommand command) {
   if (closed_) return;
-  auto cmd = std::make_shared<RemotingCommand>(std::move(command));
-  asio::dispatch(strand_, [self = shared_from_this(), cmd] { self->Enqueue(cmd); });
-}
-
-void Connection::Enqueue(std::shared_ptr<RemotingCommand> cmd) {
-  if (closed_) return;
-  auto frame = protocol::EncodeFrame(*cmd);
-  if (!frame.ok()) {
-    std::fprintf(stderr, "rocketstore: cannot encode %s: %s\n", cmd->DebugString().c_str(),
-                 frame.status().message().c_str());
+  if (strand_.running_in_this_thread()) {
+    // A handler answering inline (the common case): no hand-off, no allocation.
+    Enqueue(std::move(command));
     return;
   }
-  queued_bytes_ += frame->size();
-  queue_.push_back(Pending{std::move(cmd), std::move(frame).value()});
+  asio::post(strand_, [self = shared_from_this(), cmd = std::move(command)]() mutable {
+    self->Enqueue(std::move(cmd));
+  });
+}
+
+void Connection::Enqueue(RemotingCommand cmd) {
+  if (closed_) return;
+  // Encode in place: the frame's body parts point into the queued command, which a deque
+  // never moves.
+  Pending& p = queue_.emplace_back();
+  p.command = std::move(cmd);
+  auto frame = protocol::EncodeFrame(p.command);
+  if (!frame.ok()) {
+    std::fprintf(stderr, "rocketstore: cannot encode %s: %s\n", p.command.DebugString().c_str(),
+                 frame.status().message().c_str());
+    queue_.pop_back();
+    return;
+  }
+  p.frame = std::move(frame).value();
+  queued_bytes_ += p.frame.size();
   if (queued_bytes_ > server_->options_.max_write_queue_bytes) {
     std::fprintf(stderr, "rocketstore: closing slow client %s (%zu bytes queued)\n",
                  remote_.c_str(), queued_bytes_);
     CloseOnStrand();
     return;
   }
-  if (!writing_) DoWrite();
+  if (!writing_ && !in_batch_) DoWrite();
 }
+
+namespace {
+// Body parts up to this size are copied into the write buffer; larger ones are written
+// from where they are.
+constexpr size_t kCopyPartMax = 4096;
+// One write carries at most this many bytes (more stay queued for the next).
+constexpr size_t kMaxWriteBytes = 1 << 20;
+}  // namespace
 
 void Connection::DoWrite() {
   if (queue_.empty() || closed_) {
@@ -171,26 +196,54 @@ void Connection::DoWrite() {
     return;
   }
   writing_ = true;
-  // Gather up to 64 queued frames into one write.
-  auto buffers = std::make_shared<std::vector<asio::const_buffer>>();
-  size_t frames = 0;
-  for (auto it = queue_.begin(); it != queue_.end() && frames < 64; ++it, ++frames) {
-    buffers->emplace_back(it->frame.head.data(), it->frame.head.size());
-    for (auto part : it->frame.body_parts) buffers->emplace_back(part.data(), part.size());
+  // Pieces of the write: (offset into write_buf_, or a pointer to a large part) + length.
+  // write_buf_ may reallocate while it is filled, so offsets are resolved at the end.
+  struct Piece {
+    const uint8_t* external;  // nullptr: bytes are write_buf_[offset, offset + size)
+    size_t offset;
+    size_t size;
+  };
+  std::vector<Piece> pieces;
+  write_buf_.clear();
+  auto copy = [&](std::span<const uint8_t> bytes) {
+    if (pieces.empty() || pieces.back().external != nullptr) {
+      pieces.push_back(Piece{nullptr, write_buf_.size(), 0});
+    }
+    write_buf_.insert(write_buf_.end(), bytes.begin(), bytes.end());
+    pieces.back().size += bytes.size();
+  };
+  size_t frames = 0, bytes = 0;
+  for (auto it = queue_.begin(); it != queue_.end() && (frames == 0 || bytes < kMaxWriteBytes);
+       ++it, ++frames) {
+    copy(it->frame.head);
+    for (auto part : it->frame.body_parts) {
+      if (part.size() <= kCopyPartMax) {
+        copy(part);
+      } else {
+        pieces.push_back(Piece{part.data(), 0, part.size()});
+      }
+    }
+    bytes += it->frame.size();
   }
-  asio::async_write(socket_, *buffers,
-                    asio::bind_executor(strand_, [self = shared_from_this(), buffers, frames](
-                                                     const asio::error_code& ec, size_t) {
-                      if (ec) {
-                        self->CloseOnStrand();
-                        return;
-                      }
-                      for (size_t i = 0; i < frames && !self->queue_.empty(); ++i) {
-                        self->queued_bytes_ -= self->queue_.front().frame.size();
-                        self->queue_.pop_front();
-                      }
-                      self->DoWrite();
-                    }));
+  writing_frames_ = frames;
+  write_gather_.clear();
+  for (const Piece& p : pieces) {
+    write_gather_.emplace_back(p.external ? p.external : write_buf_.data() + p.offset, p.size);
+  }
+  asio::async_write(
+      socket_, write_gather_,
+      asio::bind_executor(strand_, [self = shared_from_this()](const asio::error_code& ec, size_t) {
+        if (ec) {
+          self->CloseOnStrand();
+          return;
+        }
+        for (size_t i = 0; i < self->writing_frames_ && !self->queue_.empty(); ++i) {
+          self->queued_bytes_ -= self->queue_.front().frame.size();
+          self->queue_.pop_front();
+        }
+        self->writing_frames_ = 0;
+        self->DoWrite();
+      }));
 }
 
 void Connection::Close() {

@@ -14,16 +14,21 @@
 //     responses may therefore go out of order. Oneway requests are never answered (a
 //     returned response is dropped). Frames flagged as responses go to the connection's
 //     response hook (server → client requests) or are dropped.
-//   * Writes are whole frames, queued per connection and written with gather lists (body
-//     parts are not copied). If the queued bytes exceed options.max_write_queue_bytes the
-//     client is too slow: the connection is closed. A connection with no inbound bytes for
-//     options.idle_timeout_ms is closed.
+//   * Writes are whole frames, queued per connection. Responses produced while a batch of
+//     requests read together is dispatched go out together in one write once the batch is
+//     done; while a write is in progress, new frames queue for the next one. A write
+//     copies headers and small body parts into one buffer and references large body parts
+//     (e.g. commit-log records of a pull) in a gather list without copying them. If the
+//     queued bytes exceed options.max_write_queue_bytes the client is too slow: the
+//     connection is closed. A connection with no inbound bytes for options.idle_timeout_ms
+//     is closed.
 //   * Stop() closes the acceptor and every connection and joins the io threads. Close
 //     listeners run on an io thread (or in Stop) once per connection.
 //
 // Errors never throw: every Asio call uses its error_code overload.
 // Thread-safety: RegisterHandler/SetCloseListener before Start(). Connection::Send* and
-// Close from any thread.
+// Close from any thread (from the connection's own io thread, e.g. a handler answering
+// inline, Send queues at once without a hand-off).
 #pragma once
 
 #include <asio.hpp>
@@ -82,14 +87,14 @@ class Connection : public std::enable_shared_from_this<Connection> {
  private:
   friend class RemotingServer;
   struct Pending {
-    std::shared_ptr<protocol::RemotingCommand> command;
+    protocol::RemotingCommand command;  // owns the bytes frame.body_parts point into
     protocol::EncodedFrame frame;
   };
   void Start();
   void DoRead();
   void OnRead(const asio::error_code& ec, size_t n);
   bool ProcessBuffer();
-  void Enqueue(std::shared_ptr<protocol::RemotingCommand> cmd);
+  void Enqueue(protocol::RemotingCommand cmd);
   void DoWrite();
   void ArmIdleTimer();
   void CloseOnStrand();
@@ -107,6 +112,14 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::deque<Pending> queue_;
   size_t queued_bytes_ = 0;
   bool writing_ = false;
+  // ProcessBuffer is dispatching a batch of requests: responses queue up and go out in one
+  // write when the batch is done.
+  bool in_batch_ = false;
+  // The write in progress: queue_[0, writing_frames_) copied into write_buf_ (heads and
+  // small bodies) or referenced (large body parts) by write_gather_.
+  size_t writing_frames_ = 0;
+  std::vector<uint8_t> write_buf_;
+  std::vector<asio::const_buffer> write_gather_;
   std::atomic<bool> closed_{false};
   int64_t last_read_ms_ = 0;
   std::function<void(protocol::RemotingCommand)> response_hook_;

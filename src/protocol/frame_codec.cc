@@ -94,6 +94,7 @@ std::vector<uint8_t> EncodedFrame::Flatten() const {
 
 Result<EncodedFrame> EncodeFrame(const RemotingCommand& command, const Limits& limits) {
   EncodedFrame frame;
+  frame.head.reserve(512);  // most headers fit: one allocation
   frame.head.resize(kFrameHeaderPrefixSize);
   if (command.serialize_type == SerializeType::kJson) {
     internal::EncodeJsonHeader(command, &frame.head);

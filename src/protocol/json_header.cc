@@ -19,7 +19,9 @@
 #include <rapidjson/reader.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstddef>
+#include <cstring>
 #include <limits>
 #include <optional>
 #include <string>
@@ -99,8 +101,15 @@ std::string Shown(std::string_view text) {
 // plus a nesting counter while the value of an ignored key is skipped.
 class HeaderHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, HeaderHandler> {
  public:
-  HeaderHandler(const Limits& limits, RemotingCommand* command)
-      : limits_(limits), command_(command) {}
+  // `may_escape`: the raw text holds a backslash, so a decoded string may hold bytes that
+  // came from an escape (see HasEncodedSurrogate); without one it is validated UTF-8 as is.
+  // `ext_fields_hint`: an upper bound of the entries extFields can have (one per ':').
+  HeaderHandler(const Limits& limits, RemotingCommand* command, bool may_escape,
+                size_t ext_fields_hint)
+      : limits_(limits),
+        command_(command),
+        may_escape_(may_escape),
+        ext_fields_hint_(ext_fields_hint) {}
 
   const Status& error() const { return error_; }
 
@@ -112,12 +121,12 @@ class HeaderHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Hea
     return Scalar(Kind::kNumber, {s, n});
   }
   bool String(const char* s, rapidjson::SizeType n, bool /*copy*/) {
-    if (HasEncodedSurrogate({s, n})) return LoneSurrogate();
+    if (may_escape_ && HasEncodedSurrogate({s, n})) return LoneSurrogate();
     return Scalar(Kind::kString, {s, n});
   }
 
   bool Key(const char* s, rapidjson::SizeType n, bool /*copy*/) {
-    if (HasEncodedSurrogate({s, n})) return LoneSurrogate();
+    if (may_escape_ && HasEncodedSurrogate({s, n})) return LoneSurrogate();
     if (skip_ > 0) return true;
     if (level_ == 1) {
       slot_ = SlotFor({s, n});
@@ -144,6 +153,7 @@ class HeaderHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Hea
     slot_ = Slot::kNone;
     if (slot == Slot::kExtFields) {
       command_->ext_fields.Clear();  // a repeated "extFields" key: the last one wins
+      command_->ext_fields.Reserve(std::min<size_t>(ext_fields_hint_, limits_.max_ext_fields));
       level_ = 2;
       return true;
     }
@@ -304,6 +314,8 @@ class HeaderHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Hea
 
   const Limits& limits_;
   RemotingCommand* command_;
+  const bool may_escape_;
+  const size_t ext_fields_hint_;
   Status error_;
   int level_ = 0;      // 0 outside the root, 1 in the root object, 2 in extFields
   uint32_t skip_ = 0;  // nesting inside the value of an ignored key
@@ -348,7 +360,9 @@ Status DecodeJsonHeader(std::span<const uint8_t> header, const Limits& limits,
   text.assign(reinterpret_cast<const char*>(header.data()), header.size());
   text.append(kPadding - 1, '\0');  // plus the terminator std::string keeps
   rapidjson::InsituStringStream stream(text.data());
-  HeaderHandler handler(limits, command);
+  const bool may_escape = std::memchr(header.data(), '\\', header.size()) != nullptr;
+  const size_t colons = static_cast<size_t>(std::count(header.begin(), header.end(), ':'));
+  HeaderHandler handler(limits, command, may_escape, colons);
   rapidjson::Reader reader;
   const rapidjson::ParseResult parsed = reader.Parse<kParseFlags>(stream, handler);
   if (!handler.error().ok()) return handler.error();
@@ -370,6 +384,19 @@ void AppendJsonString(std::string_view text, std::vector<uint8_t>* out) {
   out->push_back('"');
   size_t i = 0;
   while (i < text.size()) {
+    // Fast path: a run of printable ASCII that needs no escaping is copied at once.
+    size_t plain = i;
+    while (plain < text.size()) {
+      const auto b = static_cast<uint8_t>(text[plain]);
+      if (b < 0x20 || b >= 0x80 || b == '"' || b == '\\') break;
+      ++plain;
+    }
+    if (plain > i) {
+      out->insert(out->end(), text.begin() + static_cast<ptrdiff_t>(i),
+                  text.begin() + static_cast<ptrdiff_t>(plain));
+      i = plain;
+      continue;
+    }
     const auto c = static_cast<uint8_t>(text[i]);
     if (c == '"' || c == '\\') {
       out->push_back('\\');
@@ -413,10 +440,23 @@ void AppendJsonString(std::string_view text, std::vector<uint8_t>* out) {
   out->push_back('"');
 }
 
+namespace {
+void AppendInt(int32_t v, std::vector<uint8_t>* out) {
+  char buf[16];
+  const auto r = std::to_chars(buf, buf + sizeof(buf), v);
+  out->insert(out->end(), buf, r.ptr);
+}
+}  // namespace
+
 void EncodeJsonHeader(const RemotingCommand& command, std::vector<uint8_t>* out) {
+  // One allocation in the common case: fixed keys, plus quotes, commas and colons per field
+  // (escapes may still grow it).
+  size_t estimate = 160 + (command.remark ? command.remark->size() + 12 : 0);
+  for (const auto& [name, value] : command.ext_fields) estimate += name.size() + value.size() + 6;
+  out->reserve(out->size() + estimate);
   // fastjson's order: alphabetical.
   AppendRaw("{\"code\":", out);
-  AppendRaw(std::to_string(command.code), out);
+  AppendInt(command.code, out);
   AppendRaw(",\"extFields\":{", out);
   bool first = true;
   for (const auto& [name, value] : command.ext_fields) {
@@ -427,17 +467,17 @@ void EncodeJsonHeader(const RemotingCommand& command, std::vector<uint8_t>* out)
     AppendJsonString(value, out);
   }
   AppendRaw("},\"flag\":", out);
-  AppendRaw(std::to_string(command.flag), out);
+  AppendInt(command.flag, out);
   AppendRaw(",\"language\":", out);
   AppendJsonString(LanguageName(command.language), out);
   AppendRaw(",\"opaque\":", out);
-  AppendRaw(std::to_string(command.opaque), out);
+  AppendInt(command.opaque, out);
   if (command.remark) {
     AppendRaw(",\"remark\":", out);
     AppendJsonString(*command.remark, out);
   }
   AppendRaw(",\"serializeTypeCurrentRPC\":\"JSON\",\"version\":", out);
-  AppendRaw(std::to_string(command.version), out);
+  AppendInt(command.version, out);
   out->push_back('}');
 }
 

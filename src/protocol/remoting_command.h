@@ -68,6 +68,7 @@ class ExtFields {
   void Set(std::string name, std::string value);
   bool Erase(std::string_view name);  // whether it was present
   void Clear() { entries_.clear(); }
+  void Reserve(size_t n) { entries_.reserve(n); }
 
   size_t size() const { return entries_.size(); }
   bool empty() const { return entries_.empty(); }
