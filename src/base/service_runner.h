@@ -87,12 +87,21 @@ class ServiceRunner {
 // takes the lock when the runner is actually asleep — or until `idle_timeout` passes.
 // `has_work` is checked after announcing sleep and before sleeping, so a Wake() that
 // raced with the step cannot be lost.
+//
+// `nap` (optional): when the step made no progress the runner first naps this long
+// *without* announcing sleep, checks `has_work`, and only then sleeps until Wake(). Under
+// sustained load it therefore polls every `nap` and Wake() stays a fence and a load for
+// the producers — signalling a condition variable per message cost the broker ~15 % of
+// its io thread at 100 k sends/s. After a quiet spell the first Wake() still wakes it at
+// once. (RocketMQ's reput service simply polls every 1 ms.)
 class WakeableRunner {
  public:
   WakeableRunner(std::string name, std::chrono::nanoseconds idle_timeout,
-                 std::function<bool()> step, std::function<bool()> has_work)
+                 std::function<bool()> step, std::function<bool()> has_work,
+                 std::chrono::nanoseconds nap = std::chrono::nanoseconds(0))
       : name_(std::move(name)),
         idle_timeout_(idle_timeout),
+        nap_(nap),
         step_(std::move(step)),
         has_work_(std::move(has_work)) {}
   ~WakeableRunner() { Stop(); }
@@ -132,6 +141,10 @@ class WakeableRunner {
         if (stop_) return;
       }
       if (step_()) continue;
+      if (nap_.count() > 0) {
+        std::this_thread::sleep_for(nap_);
+        if (has_work_()) continue;
+      }
       std::unique_lock<std::mutex> l(mu_);
       sleeping_.store(true, std::memory_order_relaxed);
       std::atomic_thread_fence(std::memory_order_seq_cst);
@@ -145,6 +158,7 @@ class WakeableRunner {
 
   const std::string name_;
   const std::chrono::nanoseconds idle_timeout_;
+  const std::chrono::nanoseconds nap_;
   const std::function<bool()> step_;
   const std::function<bool()> has_work_;
   std::mutex mu_;
