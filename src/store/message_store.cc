@@ -79,6 +79,8 @@ Result<std::unique_ptr<MessageStore>> MessageStore::Open(const StoreOptions& opt
   s.group_commit_->SetDurableListener([&s] {
     if (s.dispatch_runner_) s.dispatch_runner_->Wake();
   });
+  s.group_commit_->SetCommitter([&s] { return s.commit_log_->CommitPending(); },
+                                [&s] { return s.commit_log_->HasPending(); });
 
   RetentionOptions ro = options.retention;
   ro.consume_queue_dir = JoinPath(root, kConsumeQueueDirName);
@@ -386,7 +388,8 @@ Status MessageStore::Close() {
   const bool was_writable = health_.Writable();
   health_.SetShutdown();  // no new puts from here on
   StopServices();
-  Status status = async_flusher_->FlushAll().status();
+  Status status = commit_log_->CommitPending();  // SYNC_FLUSH's write buffer, if any
+  if (status.ok()) status = async_flusher_->FlushAll().status();
   // Producers still waiting for a group commit hear the outcome of that final flush.
   if (group_commit_) group_commit_->RunOnce().IgnoreError();
   // Let the dispatcher finish what is left (bounded, like RocketMQ's 5 s wait).

@@ -11,6 +11,8 @@ namespace {
 constexpr size_t kMaxPropertiesBytes = 32767;
 // The encoded record may exceed the body limit by this much (topic, properties, fields).
 constexpr int64_t kRecordOverheadAllowance = 64 * 1024;
+// append_with_pwrite: the write buffer is written out (without a flush) past this size.
+constexpr size_t kMaxPendingBytes = 4 << 20;
 
 MappedFileQueue::Options QueueOptions(const CommitLogOptions& o) {
   MappedFileQueue::Options q;
@@ -161,13 +163,15 @@ PutMessageResult CommitLog::AppendLocked(std::span<const format::MessageToStore>
                     "cannot reserve disk space: " + s.ToString());
     }
     if (options_.append_with_pwrite) {
-      uint8_t blank[format::kEndFileMinBlankLength];
+      uint8_t* blank = BufferLocked(file, wrote, format::kEndFileMinBlankLength);
       format::EncodeBlank(blank, static_cast<int32_t>(file->remaining()));
-      if (Status s = file->Write(wrote, blank); !s.ok()) return FailedWrite(s);
+      pending_ts_ = last_store_timestamp_;
+      pending_end_ = file->file_size();
+      file->AdvanceWrote(file->file_size());
     } else {
       format::EncodeBlank(file->data() + wrote, static_cast<int32_t>(file->remaining()));
+      file->Advance(file->file_size(), last_store_timestamp_);
     }
-    file->Advance(file->file_size(), last_store_timestamp_);
     file_or = WritableSegmentLocked();
     if (!file_or.ok()) {
       return Reject(PutMessageStatus::kCreateMappedFileFailed,
@@ -201,8 +205,13 @@ PutMessageResult CommitLog::AppendLocked(std::span<const format::MessageToStore>
   result.first.store_timestamp = store_ts;
   result.first.queue_offset = QueueOffset(next_queue_offset ? *next_queue_offset : 0);
 
-  if (options_.append_with_pwrite) scratch_.resize(static_cast<size_t>(total));
-  uint8_t* dst = options_.append_with_pwrite ? scratch_.data() : file->data() + start;
+  if (options_.append_with_pwrite && pending_file_ && pending_file_ != file) {
+    // The previous segment's tail (its BLANK) goes out before anything of this one.
+    if (Status s = CommitPendingLocked(); !s.ok())
+      return Reject(PutMessageStatus::kUnknownError, s.ToString());
+  }
+  uint8_t* dst =
+      options_.append_with_pwrite ? BufferLocked(file, start, total) : file->data() + start;
   int64_t phys = result.first.offset.value();
   int64_t queue_offset = result.first.queue_offset.value();
   for (size_t i = 0; i < messages.size(); ++i) {
@@ -213,21 +222,57 @@ PutMessageResult CommitLog::AppendLocked(std::span<const format::MessageToStore>
     dst += size;
     phys += static_cast<int64_t>(size);
   }
-  if (options_.append_with_pwrite) {
-    if (Status s = file->Write(start, scratch_); !s.ok()) return FailedWrite(s);
-  }
   if (next_queue_offset) *next_queue_offset = queue_offset;
   last_store_timestamp_ = store_ts;
-  file->Advance(start + total, store_ts);
+  if (options_.append_with_pwrite) {
+    pending_ts_ = store_ts;
+    pending_end_ = start + total;
+    file->AdvanceWrote(start + total);
+    // Bound the buffer: a flush that hangs must not let it grow without limit.
+    if (pending_.size() >= kMaxPendingBytes) {
+      if (Status s = CommitPendingLocked(); !s.ok()) {
+        return Reject(PutMessageStatus::kUnknownError, s.ToString());
+      }
+    }
+  } else {
+    file->Advance(start + total, store_ts);
+  }
   return result;
 }
 
-// A write that failed leaves the file in an unknown state (the page cache may hold part
-// of it): like a failed flush, it is sticky. Nothing was published.
-PutMessageResult CommitLog::FailedWrite(const Status& s) {
-  Status error = s.WithContext("commit log write failed; the store stops accepting writes");
-  health_.SetFatalIoError(error);
-  return Reject(PutMessageStatus::kUnknownError, error.ToString());
+uint8_t* CommitLog::BufferLocked(const std::shared_ptr<MappedFile>& file, int64_t pos, int64_t n) {
+  if (pending_.empty()) {
+    pending_file_ = file;
+    pending_pos_ = pos;
+  }
+  const size_t at = pending_.size();
+  pending_.resize(at + static_cast<size_t>(n));
+  return pending_.data() + at;
+}
+
+Status CommitLog::CommitPending() {
+  std::lock_guard<std::mutex> lock(append_mu_);
+  return CommitPendingLocked();
+}
+
+bool CommitLog::HasPending() const {
+  std::lock_guard<std::mutex> lock(append_mu_);
+  return !pending_.empty();
+}
+
+// Under the append lock: a commit of ~64 records is one pwrite of ~70 KB (tens of us),
+// and holding the lock keeps commits in log order without more machinery.
+Status CommitLog::CommitPendingLocked() {
+  if (pending_.empty()) return Status::OK();
+  if (Status s = pending_file_->Write(pending_pos_, pending_); !s.ok()) {
+    Status error = s.WithContext("commit log write failed; the store stops accepting writes");
+    health_.SetFatalIoError(error);
+    return error;
+  }
+  pending_file_->Commit(pending_end_, pending_ts_);
+  pending_.clear();
+  pending_file_.reset();
+  return Status::OK();
 }
 
 Result<CommitLogBytes> CommitLog::Read(PhysicalOffset offset, int32_t size) const {

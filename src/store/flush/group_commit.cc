@@ -11,7 +11,9 @@ void GroupCommit::LeadFlushLocked(std::unique_lock<std::mutex>& l) {
   flushing_ = true;
   l.unlock();
   const auto t0 = std::chrono::steady_clock::now();
-  Result<PhysicalOffset> flushed = segments_.Flush(options_.method);
+  const Status committed = commit_ ? commit_() : Status::OK();
+  Result<PhysicalOffset> flushed =
+      committed.ok() ? segments_.Flush(options_.method) : Result<PhysicalOffset>(committed);
   const auto took = std::chrono::steady_clock::now() - t0;
   l.lock();
   flushing_ = false;
@@ -121,7 +123,7 @@ Status GroupCommit::WaitDurable(PhysicalOffset end) {
 Status GroupCommit::RunOnce() {
   std::unique_lock<std::mutex> l(mu_);
   cv_.wait(l, [this] { return !flushing_; });
-  if (error_.ok() && segments_.HasDirtyPages(0)) {
+  if (error_.ok() && (segments_.HasDirtyPages(0) || (has_pending_ && has_pending_()))) {
     LeadFlushLocked(l);
   } else {
     // Nothing to flush: callbacks registered after the last flush ended may still be

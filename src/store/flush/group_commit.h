@@ -79,6 +79,13 @@ class GroupCommit {
   // Called (on the flushing thread) after a flush made more data durable: the dispatcher
   // uses it to expose newly durable messages under SYNC_FLUSH. Set before use.
   void SetDurableListener(std::function<void()> listener) { on_durable_ = std::move(listener); }
+  // For a log that buffers appends (CommitLog::append_with_pwrite): `commit` writes the
+  // buffer into the file before each flush; `pending` says whether there is any. Set
+  // before use.
+  void SetCommitter(std::function<Status()> commit, std::function<bool()> pending) {
+    commit_ = std::move(commit);
+    has_pending_ = std::move(pending);
+  }
 
   // What is known durable without flushing (the recovered end at startup).
   void SetDurableOffset(PhysicalOffset offset);
@@ -110,6 +117,8 @@ class GroupCommit {
   bool flushing_ = false;            // GUARDED_BY(mu_)
   std::atomic<int64_t> durable_{0};  // written under mu_, read lock-free
   std::function<void()> on_durable_;
+  std::function<Status()> commit_;
+  std::function<bool()> has_pending_;
   std::vector<Pending> pending_;          // GUARDED_BY(mu_)
   std::atomic<size_t> pending_count_{0};  // pending_.size(), readable without the lock
   Status error_;                          // GUARDED_BY(mu_), sticky

@@ -110,6 +110,11 @@ Status MappedFile::Prefault(int64_t from, int64_t to) {
   return Status::OK();
 }
 
+void MappedFile::Commit(int64_t new_committed, int64_t last_store_timestamp) {
+  last_timestamp_.store(last_store_timestamp, std::memory_order_release);
+  committed_.store(new_committed, std::memory_order_release);
+}
+
 void MappedFile::Advance(int64_t new_wrote, int64_t last_store_timestamp) {
   // Timestamp first, then the position. Flush() reads them in the opposite order, so
   // the timestamp it records never belongs to a record past the data it makes durable.

@@ -104,6 +104,12 @@ class MappedFile {
   }
   // Publishes bytes [wrote, new_wrote) written into the map. REQUIRES: reserved.
   void Advance(int64_t new_wrote, int64_t last_store_timestamp);
+  // Write-buffer mode (the commit log's SYNC_FLUSH path): bytes up to `new_wrote` are
+  // assigned but still in the appender's buffer; readers do not see them until Commit().
+  void AdvanceWrote(int64_t new_wrote) { wrote_.store(new_wrote, std::memory_order_release); }
+  // The buffered bytes up to `new_committed` are now in the file (Write): publish them.
+  // REQUIRES: new_committed <= wrote.
+  void Commit(int64_t new_committed, int64_t last_store_timestamp);
 
   // --- preparer ---
   // Reserves and faults in [from, to) so the appender's first touch is cheap.

@@ -284,9 +284,10 @@ TEST_F(CommitLogTest, FullDiskAtReservationFailsThePutAndWritesNothing) {
   EXPECT_TRUE(log_->Put(m).ok());  // space freed: puts work again
 }
 
-// SYNC_FLUSH appends through pwrite() (CommitLogOptions::append_with_pwrite): the files
-// must come out byte for byte as when records are stored into the map, roll and BLANK
-// included, and readers see the records through the map at once.
+// SYNC_FLUSH appends through a write buffer and one pwrite() per commit
+// (CommitLogOptions::append_with_pwrite): the files must come out byte for byte as when
+// records are stored into the map, roll and BLANK included; a buffered record is
+// invisible to readers until committed, then readable through the map.
 TEST_F(CommitLogTest, AppendWithPwriteWritesTheSameBytesAsTheMap) {
   std::vector<std::string> files[2];
   for (int mode = 0; mode < 2; ++mode) {
@@ -302,11 +303,19 @@ TEST_F(CommitLogTest, AppendWithPwriteWritesTheSameBytesAsTheMap) {
     for (int i = 0; i < 6; ++i) {
       PutMessageResult r = log->Put(SpecMessage(i % 2 ? kPropsB : kPropsA));
       ASSERT_TRUE(r.ok()) << r.error;
+      if (mode == 1) {
+        EXPECT_TRUE(log->HasPending());
+        EXPECT_FALSE(log->ReadRecord(r.first.offset).ok());  // not committed yet
+        ASSERT_OK(log->CommitPending());
+        EXPECT_FALSE(log->HasPending());
+      }
       ASSERT_OK_AND_ASSIGN(CommitLogBytes read, log->ReadRecord(r.first.offset));
       EXPECT_EQ(read.bytes.size(), static_cast<size_t>(r.first.size));
     }
     const std::vector<MessageToStore> batch = {SpecMessage(), SpecMessage()};
     ASSERT_TRUE(log->PutBatch(batch).ok());
+    ASSERT_TRUE(log->Put(SpecMessage(kPropsB)).ok());  // buffered across a roll
+    ASSERT_OK(log->CommitPending());
     ASSERT_OK_AND_ASSIGN(std::vector<std::string> names, fs.ListDir("/store/commitlog"));
     std::sort(names.begin(), names.end());
     EXPECT_GE(names.size(), 3u);  // rolled twice
@@ -318,17 +327,21 @@ TEST_F(CommitLogTest, AppendWithPwriteWritesTheSameBytesAsTheMap) {
   EXPECT_EQ(files[0], files[1]);
 }
 
-TEST_F(CommitLogTest, FailedPwriteIsStickyAndPublishesNothing) {
+TEST_F(CommitLogTest, FailedCommitIsStickyAndPublishesNothing) {
   append_with_pwrite_ = true;
   Open(4096);
-  ASSERT_TRUE(log_->Put(SpecMessage()).ok());
-  const PhysicalOffset before = log_->MaxOffset();
+  PutMessageResult first = log_->Put(SpecMessage());
+  ASSERT_TRUE(first.ok());
+  ASSERT_OK(log_->CommitPending());
+  PutMessageResult second = log_->Put(SpecMessage());
+  ASSERT_TRUE(second.ok());  // buffered: nothing acknowledged it as durable
   fs_.FailOpsOfKind(OpKind::kWrite, EIO);
-  PutMessageResult r = log_->Put(SpecMessage());
-  EXPECT_EQ(r.status, PutMessageStatus::kUnknownError);
-  EXPECT_NE(r.error.find("Input/output error"), std::string::npos) << r.error;
-  EXPECT_EQ(log_->MaxOffset(), before);
+  Status s = log_->CommitPending();
+  EXPECT_THAT(s, StatusIs(StatusCode::kIOError));
+  EXPECT_NE(s.message().find("Input/output error"), std::string::npos) << s;
   EXPECT_FALSE(health_.Writable());
+  EXPECT_TRUE(log_->ReadRecord(first.first.offset).ok());
+  EXPECT_FALSE(log_->ReadRecord(second.first.offset).ok());  // never published
   fs_.ClearFailures();
   EXPECT_EQ(log_->Put(SpecMessage()).status, PutMessageStatus::kServiceNotAvailable);
 }
