@@ -1,22 +1,38 @@
 // bench/broker_produce_consume: the broker over loopback, end to end.
 //
 // Starts a name server and a broker in this process (ASYNC_FLUSH, store in a scratch
-// dir), then N client threads, each with its own connection, send 1 KiB messages with
-// SEND_MESSAGE_V2 for S seconds, one request in flight per connection (the project's
-// client is synchronous). Prints sends/s and send latency p50/p99/p99.9; the N=1 row is
-// the single-connection synchronous send latency. Then one consumer pulls everything back
-// (PULL_MESSAGE, 32 per pull, 8 queues) and prints msgs/s.
-// NOTE: clients and broker share this machine's cores (2 here).
+// dir) and sends 1 KiB messages with SEND_MESSAGE_V2, S seconds per row:
+//   * synchronous rows: one thread per connection with the blocking RemotingClient, one
+//     request in flight per connection. The 1-connection row is the send latency of an
+//     unloaded broker.
+//   * pipelined rows: C connections with the AsyncRemotingClient, each keeping D requests
+//     in flight (closed loop: every answer sends the next), all driven by --io-threads
+//     client threads. Latency is from Send to the callback, so it includes the queueing
+//     behind the D-1 other requests of the window.
+// Prints sends/s, send latency p50/p99/p99.9 and the process CPU time per send (broker,
+// store services and clients together) per row. Then one consumer pulls
+// everything back (PULL_MESSAGE, 32 per pull, 8 queues) and prints msgs/s.
+// NOTE: clients and broker share this machine's cores (2 here); the broker runs
+// --broker-threads io threads (1, its default). --serialize rocketmq sends the requests
+// with the binary header (RocketMQSerializable; the broker answers in kind) instead of
+// JSON, the header every client we target uses.
 //
-//   broker_produce_consume [--seconds S] [--connections 1,4,16]
+//   broker_produce_consume [--seconds S] [--sync-connections 1,4] [--connections 4]
+//                          [--inflight 64] [--io-threads 1] [--broker-threads 1]
+//                          [--serialize json|rocketmq]
+#include <sys/resource.h>
+
 #include <atomic>
+#include <condition_variable>
 #include <cstdio>
+#include <mutex>
 #include <sstream>
 #include <thread>
 
 #include "bench/bench_util.h"
 #include "broker/broker.h"
 #include "namesrv/name_server.h"
+#include "net/async_remoting_client.h"
 #include "net/remoting_client.h"
 #include "protocol/request_code.h"
 #include "store/format/message_record.h"
@@ -30,9 +46,12 @@ namespace {
 
 constexpr int kQueues = 8;
 const char kTopic[] = "BenchTopic";
+// Header encoding of the send requests (and so of their responses): --serialize.
+protocol::SerializeType g_serialize = protocol::SerializeType::kJson;
 
 RemotingCommand SendRequest(int queue, const std::string& body) {
   RemotingCommand req = protocol::MakeRequest(RequestCode::kSendMessageV2);
+  req.serialize_type = g_serialize;
   req.SetField("a", "BenchProducer");
   req.SetField("b", kTopic);
   req.SetField("c", "TBW102");
@@ -67,19 +86,197 @@ std::vector<int> ParseList(const char* s) {
   return out;
 }
 
+// CPU time (user + system) of the whole process: broker, store services and clients.
+int64_t ProcessCpuNanos() {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  auto ns = [](const timeval& tv) {
+    return static_cast<int64_t>(tv.tv_sec) * 1000000000 + static_cast<int64_t>(tv.tv_usec) * 1000;
+  };
+  return ns(ru.ru_utime) + ns(ru.ru_stime);
+}
+
+struct Row {
+  double sends_per_sec = 0;
+  Latencies lat;
+  int64_t sent = 0;
+  int64_t cpu_nanos = 0;  // process CPU time spent during the row
+};
+
+void PrintRow(const char* mode, int connections, int inflight, Row& row) {
+  const int64_t cpu_per_send = row.sent > 0 ? row.cpu_nanos / row.sent : 0;
+  std::printf("%-10s %11d %9d %12s %10s %10s %10s %12s\n", mode, connections, inflight,
+              HumanRate(row.sends_per_sec).c_str(), HumanNanos(row.lat.Percentile(50)).c_str(),
+              HumanNanos(row.lat.Percentile(99)).c_str(),
+              HumanNanos(row.lat.Percentile(99.9)).c_str(), HumanNanos(cpu_per_send).c_str());
+  std::fflush(stdout);
+}
+
+// n threads, each with a blocking RemotingClient: one request in flight per connection.
+Row RunSync(const std::string& addr, int n, double seconds, const std::string& body) {
+  std::atomic<bool> go{false};
+  std::atomic<int64_t> sent{0};
+  std::vector<Latencies> lat(static_cast<size_t>(n));
+  std::vector<std::thread> threads;
+  int64_t deadline = 0;
+  for (int t = 0; t < n; ++t) {
+    threads.emplace_back([&, t] {
+      net::RemotingClient c;
+      if (!c.Connect(addr).ok()) std::exit(1);
+      while (!go.load()) std::this_thread::yield();
+      int64_t k = 0;
+      while (NowNanos() < deadline) {
+        const int64_t a = NowNanos();
+        auto r = c.Invoke(SendRequest(static_cast<int>((t + k) % kQueues), body), 5000);
+        if (!r.ok() || r->code != 0) {
+          std::fprintf(stderr, "send failed\n");
+          std::exit(1);
+        }
+        lat[static_cast<size_t>(t)].Add(NowNanos() - a);
+        ++k;
+      }
+      sent.fetch_add(k);
+    });
+  }
+  const int64_t cpu0 = ProcessCpuNanos();
+  const int64_t start = NowNanos();
+  deadline = start + static_cast<int64_t>(seconds * 1e9);
+  go.store(true);
+  for (auto& th : threads) th.join();
+  const double secs = static_cast<double>(NowNanos() - start) / 1e9;
+  Row row;
+  row.cpu_nanos = ProcessCpuNanos() - cpu0;
+  for (auto& l : lat) row.lat.Merge(l);
+  row.sent = sent.load();
+  row.sends_per_sec = static_cast<double>(row.sent) / secs;
+  return row;
+}
+
+// n AsyncRemotingClient connections, each with `depth` requests in flight (closed loop),
+// driven by `io_threads` threads.
+Row RunPipelined(const std::string& addr, int n, int depth, int io_threads, double seconds,
+                 const std::string& body) {
+  asio::io_context io;
+  auto work = asio::make_work_guard(io);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < io_threads; ++i) threads.emplace_back([&io] { io.run(); });
+
+  struct Conn {
+    std::unique_ptr<net::AsyncRemotingClient> client;
+    Latencies lat;  // touched only by this connection's callbacks (serialised)
+    std::atomic<int64_t> issued{0};
+    std::atomic<int64_t> answered{0};
+  };
+  std::vector<std::unique_ptr<Conn>> conns;
+  for (int i = 0; i < n; ++i) {
+    auto c = std::make_unique<Conn>();
+    c->client = std::make_unique<net::AsyncRemotingClient>(io);
+    if (Status s = c->client->Connect(addr); !s.ok()) {
+      std::fprintf(stderr, "connect: %s\n", s.ToString().c_str());
+      std::exit(1);
+    }
+    c->lat.Reserve(static_cast<size_t>(seconds * 400000 / n));
+    conns.push_back(std::move(c));
+  }
+  // One prebuilt request per queue, copied for each send.
+  std::vector<RemotingCommand> requests;
+  for (int q = 0; q < kQueues; ++q) requests.push_back(SendRequest(q, body));
+  std::mutex mu;
+  std::condition_variable cv;
+  int slots_left = n * depth;  // a slot ends when its answer arrives after the deadline
+  int64_t deadline = 0;
+
+  // One slot of the window: send, and on the answer record the latency and send again.
+  std::function<void(Conn*, int)> send_one = [&](Conn* c, int queue) {
+    const int64_t t0 = NowNanos();
+    c->issued.fetch_add(1, std::memory_order_relaxed);
+    Status s = c->client->Send(
+        RemotingCommand(requests[static_cast<size_t>(queue)]),
+        [&, c, queue, t0](Result<RemotingCommand> r) {
+          if (!r.ok() || r->code != 0) {
+            std::fprintf(stderr, "send failed: %s\n",
+                         r.ok() ? r->remark.value_or("").c_str() : r.status().ToString().c_str());
+            std::exit(1);
+          }
+          const int64_t now = NowNanos();
+          c->lat.Add(now - t0);
+          c->answered.fetch_add(1, std::memory_order_relaxed);
+          if (now < deadline) {
+            send_one(c, (queue + 1) % kQueues);
+          } else {
+            std::lock_guard lock(mu);
+            if (--slots_left == 0) cv.notify_all();
+          }
+        },
+        10000);
+    if (!s.ok()) {
+      std::fprintf(stderr, "send: %s\n", s.ToString().c_str());
+      std::exit(1);
+    }
+  };
+  const int64_t cpu0 = ProcessCpuNanos();
+  const int64_t start = NowNanos();
+  deadline = start + static_cast<int64_t>(seconds * 1e9);
+  for (int d = 0; d < depth; ++d) {
+    for (int i = 0; i < n; ++i) send_one(conns[static_cast<size_t>(i)].get(), (i + d) % kQueues);
+  }
+  {
+    std::unique_lock lock(mu);
+    cv.wait(lock, [&] { return slots_left == 0; });
+  }
+  const double secs = static_cast<double>(NowNanos() - start) / 1e9;
+  Row row;
+  row.cpu_nanos = ProcessCpuNanos() - cpu0;
+  for (auto& c : conns) {
+    c->client->Close();
+    row.lat.Merge(c->lat);
+    row.sent += c->answered.load();
+  }
+  conns.clear();
+  work.reset();
+  for (auto& t : threads) t.join();
+  row.sends_per_sec = static_cast<double>(row.sent) / secs;
+  return row;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   double seconds = 3;
-  std::vector<int> connections = {1, 4, 16};
+  std::vector<int> sync_connections = {1};
+  std::vector<int> connections = {4};
+  std::vector<int> inflight = {64};
+  int io_threads = 1;
+  int broker_threads = 1;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--seconds" && i + 1 < argc) {
       seconds = std::stod(argv[++i]);
+    } else if (a == "--sync-connections" && i + 1 < argc) {
+      sync_connections = ParseList(argv[++i]);
     } else if (a == "--connections" && i + 1 < argc) {
       connections = ParseList(argv[++i]);
+    } else if (a == "--inflight" && i + 1 < argc) {
+      inflight = ParseList(argv[++i]);
+    } else if (a == "--io-threads" && i + 1 < argc) {
+      io_threads = std::max(1, std::stoi(argv[++i]));
+    } else if (a == "--serialize" && i + 1 < argc) {
+      const std::string v = argv[++i];
+      if (v != "json" && v != "rocketmq") {
+        std::fprintf(stderr, "--serialize: json or rocketmq\n");
+        return 2;
+      }
+      g_serialize =
+          v == "json" ? protocol::SerializeType::kJson : protocol::SerializeType::kRocketMq;
+    } else if (a == "--broker-threads" && i + 1 < argc) {
+      broker_threads = std::max(1, std::stoi(argv[++i]));
     } else {
-      std::fprintf(stderr, "usage: broker_produce_consume [--seconds S] [--connections 1,4,16]\n");
+      std::fprintf(stderr,
+                   "usage: broker_produce_consume [--seconds S] [--sync-connections 1,4] "
+                   "[--connections 4] [--inflight 64] [--io-threads 1] [--broker-threads 1] "
+                   "[--serialize json|rocketmq]\n"
+                   "  lists (1,4,16) give one row each; --sync-connections 0 skips the "
+                   "synchronous rows\n");
       return a == "--help" ? 0 : 2;
     }
   }
@@ -90,6 +287,7 @@ int main(int argc, char** argv) {
   if (!ns.Start().ok()) return 1;
   broker::BrokerOptions bo;
   bo.server.port = 0;
+  bo.server.threads = broker_threads;
   bo.namesrv_addrs = {"127.0.0.1:" + std::to_string(ns.port())};
   bo.store.root_dir = dir.path() + "/store";
   broker::Broker broker(bo);
@@ -99,50 +297,28 @@ int main(int argc, char** argv) {
   }
   const std::string addr = broker.address();
   std::printf(
-      "broker_produce_consume: 1 KiB SEND_MESSAGE_V2 over loopback, 1 request in flight "
-      "per connection, %.1f s per row; clients and broker share %u cores\n",
-      seconds, std::thread::hardware_concurrency());
-  std::printf("%-11s %12s %10s %10s %10s\n", "connections", "sends/s", "p50", "p99", "p99.9");
+      "broker_produce_consume: 1 KiB SEND_MESSAGE_V2 over loopback, ASYNC_FLUSH, %.1f s per "
+      "row.\nClients and broker share this machine's %u cores (broker: %d io thread%s; "
+      "pipelined clients: %d io thread%s).\n",
+      seconds, std::thread::hardware_concurrency(), bo.server.threads,
+      bo.server.threads == 1 ? "" : "s", io_threads, io_threads == 1 ? "" : "s");
+  std::printf("%-10s %11s %9s %12s %10s %10s %10s %12s\n", "mode", "connections", "in-flight",
+              "sends/s", "p50", "p99", "p99.9", "cpu/send");
   const std::string body(1024, 'x');
   int64_t total_sent = 0;
+  for (int n : sync_connections) {
+    if (n <= 0) continue;
+    Row row = RunSync(addr, n, seconds, body);
+    total_sent += row.sent;
+    PrintRow("sync", n, 1, row);
+  }
   for (int n : connections) {
-    std::atomic<bool> go{false};
-    std::atomic<int64_t> sent{0};
-    std::vector<Latencies> lat(static_cast<size_t>(n));
-    std::vector<std::thread> threads;
-    int64_t deadline = 0;
-    for (int t = 0; t < n; ++t) {
-      threads.emplace_back([&, t] {
-        net::RemotingClient c;
-        if (!c.Connect(addr).ok()) std::exit(1);
-        while (!go.load()) std::this_thread::yield();
-        int64_t k = 0;
-        while (NowNanos() < deadline) {
-          const int64_t a = NowNanos();
-          auto r = c.Invoke(SendRequest(static_cast<int>((t + k) % kQueues), body), 5000);
-          if (!r.ok() || r->code != 0) {
-            std::fprintf(stderr, "send failed\n");
-            std::exit(1);
-          }
-          lat[static_cast<size_t>(t)].Add(NowNanos() - a);
-          ++k;
-        }
-        sent.fetch_add(k);
-      });
+    for (int d : inflight) {
+      if (n <= 0 || d <= 0) continue;
+      Row row = RunPipelined(addr, n, d, io_threads, seconds, body);
+      total_sent += row.sent;
+      PrintRow("pipelined", n, d, row);
     }
-    const int64_t start = NowNanos();
-    deadline = start + static_cast<int64_t>(seconds * 1e9);
-    go.store(true);
-    for (auto& th : threads) th.join();
-    const double secs = static_cast<double>(NowNanos() - start) / 1e9;
-    Latencies all;
-    for (auto& l : lat) all.Merge(l);
-    total_sent += sent.load();
-    std::printf("%-11d %12s %10s %10s %10s\n", n,
-                HumanRate(static_cast<double>(sent.load()) / secs).c_str(),
-                HumanNanos(all.Percentile(50)).c_str(), HumanNanos(all.Percentile(99)).c_str(),
-                HumanNanos(all.Percentile(99.9)).c_str());
-    std::fflush(stdout);
   }
 
   // Pull everything back, queue by queue.
