@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "net/remoting_server.h"  // SteadyNowMillis
+#include "net/tcp_connect.h"
 
 namespace rocketstore::net {
 
@@ -81,37 +82,10 @@ Status AsyncRemotingClient::Impl::Connect(const std::string& address, int64_t ti
     std::lock_guard lock(mu_);
     if (state_ != State::kIdle) return FailedPrecondition("Connect may be called only once");
   }
-  const auto colon = address.rfind(':');
-  if (colon == std::string::npos) return InvalidArgument("address needs host:port: " + address);
-  asio::error_code ec;
-  auto ip = asio::ip::make_address(address.substr(0, colon), ec);
-  if (ec) return InvalidArgument("bad host in " + address);
-  const int port = std::atoi(address.c_str() + colon + 1);
-  if (port <= 0 || port > 65535) return InvalidArgument("bad port in " + address);
-  asio::ip::tcp::endpoint ep(ip, static_cast<uint16_t>(port));
   // Nothing else touches the socket until the state is kOpen, so a blocking-style connect
   // from this thread is safe.
-  socket_.open(ep.protocol(), ec);
-  if (ec) return Unavailable("socket: " + ec.message());
-  socket_.non_blocking(true, ec);
-  socket_.connect(ep, ec);
-  if (ec == asio::error::would_block || ec == asio::error::in_progress) {
-    pollfd p{socket_.native_handle(), POLLOUT, 0};
-    if (::poll(&p, 1, static_cast<int>(timeout_ms)) <= 0) {
-      socket_.close(ec);
-      return DeadlineExceeded("connect to " + address + " timed out");
-    }
-    int err = 0;
-    socklen_t len = sizeof(err);
-    ::getsockopt(socket_.native_handle(), SOL_SOCKET, SO_ERROR, &err, &len);
-    ec = err ? asio::error_code(err, asio::system_category()) : asio::error_code();
-  }
-  if (ec) {
-    asio::error_code ignored;
-    socket_.close(ignored);
-    return Unavailable("connect to " + address + ": " + ec.message());
-  }
-  socket_.set_option(asio::ip::tcp::no_delay(true), ec);
+  RS_RETURN_IF_ERROR(ConnectTcp(socket_, address, timeout_ms));
+  asio::error_code ec;
   address_ = address;
   read_buf_.resize(kInitialReadBuffer);
   {

@@ -3,6 +3,7 @@
 #include <poll.h>
 
 #include "net/remoting_server.h"
+#include "net/tcp_connect.h"
 
 namespace rocketstore::net {
 
@@ -22,35 +23,10 @@ void RemotingClient::Close() {
 
 Status RemotingClient::Connect(const std::string& address, int64_t timeout_ms) {
   Close();
-  const auto colon = address.rfind(':');
-  if (colon == std::string::npos) return InvalidArgument("address needs host:port: " + address);
-  asio::error_code ec;
-  auto ip = asio::ip::make_address(address.substr(0, colon), ec);
-  if (ec) return InvalidArgument("bad host in " + address);
-  int port = std::atoi(address.c_str() + colon + 1);
-  if (port <= 0 || port > 65535) return InvalidArgument("bad port in " + address);
-  asio::ip::tcp::endpoint ep(ip, static_cast<uint16_t>(port));
-  socket_.open(ep.protocol(), ec);
-  if (ec) return Unavailable("socket: " + ec.message());
-  socket_.non_blocking(true, ec);
-  socket_.connect(ep, ec);
-  if (ec == asio::error::would_block || ec == asio::error::in_progress) {
-    pollfd p{socket_.native_handle(), POLLOUT, 0};
-    int r = ::poll(&p, 1, static_cast<int>(timeout_ms));
-    if (r <= 0) {
-      Close();
-      return DeadlineExceeded("connect to " + address + " timed out");
-    }
-    int err = 0;
-    socklen_t len = sizeof(err);
-    ::getsockopt(socket_.native_handle(), SOL_SOCKET, SO_ERROR, &err, &len);
-    ec = err ? asio::error_code(err, asio::system_category()) : asio::error_code();
-  }
-  if (ec) {
+  if (Status s = ConnectTcp(socket_, address, timeout_ms); !s.ok()) {
     Close();
-    return Unavailable("connect to " + address + ": " + ec.message());
+    return s;
   }
-  socket_.set_option(asio::ip::tcp::no_delay(true), ec);
   return Status::OK();
 }
 
