@@ -285,15 +285,15 @@ Reply Broker::OnSend(const net::ConnectionPtr& conn, RemotingCommand& r) {
 
   // What the reply needs, kept apart from the request so that the reply can be built on
   // the thread that finishes a group commit, after this handler has returned.
-  auto reply = std::make_shared<SendReply>();
-  reply->request.code = r.code;
-  reply->request.language = r.language;
-  reply->request.version = r.version;
-  reply->request.opaque = r.opaque;
-  reply->request.flag = r.flag;
-  reply->request.serialize_type = r.serialize_type;
-  reply->batch = batch;
-  reply->queue_id = queue_id;
+  SendReply reply;
+  reply.request.code = r.code;
+  reply.request.language = r.language;
+  reply.request.version = r.version;
+  reply.request.opaque = r.opaque;
+  reply.request.flag = r.flag;
+  reply.request.serialize_type = r.serialize_type;
+  reply.batch = batch;
+  reply.queue_id = queue_id;
   std::vector<format::MessageToStore> msgs;
   std::string props;
   if (batch) {
@@ -322,32 +322,38 @@ Reply Broker::OnSend(const net::ConnectionPtr& conn, RemotingCommand& r) {
     }
     if (msgs.empty()) return Resp(r, ResponseCode::kMessageIllegal, "empty batch");
     for (const auto& m : msgs) {
-      reply->record_sizes.push_back(static_cast<int64_t>(format::EncodedRecordSize(m)));
+      reply.record_sizes.push_back(static_cast<int64_t>(format::EncodedRecordSize(m)));
     }
   } else {
     format::PropertiesBuilder b = format::PropertiesBuilder::FromString(props_in);
     b.Remove("WAIT");
     b.Put("CLUSTER", options_.cluster_name);
     if (auto u = b.Get("UNIQ_KEY")) {
-      reply->uniq = std::string(*u);
+      reply.uniq = std::string(*u);
     } else {
-      reply->uniq = RandomHex32();
-      b.Put("UNIQ_KEY", reply->uniq);
+      reply.uniq = RandomHex32();
+      b.Put("UNIQ_KEY", reply.uniq);
     }
     props = b.Build();
     base.flag = *flag;
     base.body = body;
     base.properties = props;
   }
-  // The store answers at once, or (SYNC_FLUSH with WAIT) from the thread that finished the
-  // group commit, possibly before PutMessageAsync returns here. Whoever comes second
-  // sends the reply: this handler (returning it) or the callback (SendResponse).
+  // Most puts are answered at once (ASYNC_FLUSH, or WAIT=false): reply inline.
+  if (!store_->PutWaitsForFlush(wait)) {
+    reply.put = batch ? store_->PutMessages(msgs, wait) : store_->PutMessage(base, wait);
+    return BuildSendResponse(reply);
+  }
+  // SYNC_FLUSH with WAIT: the store answers from the thread that finished the group
+  // commit, possibly before PutMessageAsync returns here. Whoever comes second sends the
+  // reply: this handler (returning it) or the callback (SendResponse).
   enum : int { kInCall, kAnswered, kReturned };
+  auto shared = std::make_shared<SendReply>(std::move(reply));
   auto state = std::make_shared<std::atomic<int>>(kInCall);
-  auto done = [this, conn, reply, state](PutMessageResult put) {
-    reply->put = std::move(put);
+  auto done = [this, conn, shared, state](PutMessageResult put) {
+    shared->put = std::move(put);
     if (state->exchange(kAnswered, std::memory_order_acq_rel) == kReturned) {
-      conn->SendResponse(reply->request, BuildSendResponse(*reply));
+      conn->SendResponse(shared->request, BuildSendResponse(*shared));
     }
   };
   if (batch) {
@@ -356,7 +362,7 @@ Reply Broker::OnSend(const net::ConnectionPtr& conn, RemotingCommand& r) {
     store_->PutMessageAsync(base, wait, std::move(done));
   }
   if (state->exchange(kReturned, std::memory_order_acq_rel) == kAnswered) {
-    return BuildSendResponse(*reply);
+    return BuildSendResponse(*shared);
   }
   return std::nullopt;
 }

@@ -72,6 +72,10 @@ class MessageStore {
   // not block; it may put again. This is how the broker serves many producers under
   // SYNC_FLUSH from a few threads: every producer waiting shares the next flush.
   using PutCallback = std::function<void(PutMessageResult)>;
+  // Whether a put with this WAIT flag is answered only after a flush (SYNC_FLUSH + WAIT).
+  bool PutWaitsForFlush(bool wait_for_flush) const {
+    return wait_for_flush && options_.flush_disk_type == FlushDiskType::kSyncFlush;
+  }
   void PutMessageAsync(const format::MessageToStore& message, bool wait_for_flush,
                        PutCallback done);
   void PutMessagesAsync(std::span<const format::MessageToStore> batch, bool wait_for_flush,
