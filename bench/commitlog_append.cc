@@ -388,7 +388,8 @@ void RunSyncMode(const Config& cfg) {
   const double raw = std::max(raw_append, raw_overwrite);
   std::printf("%-9s %12s %10s %10s %10s %10s %10s %9s\n", "producers", "msgs/s", "p50", "p99",
               "p99.9", "msgs/fsync", "fsync", "vs raw");
-  for (auto [name, rate] : {std::pair{"raw app", raw_append}, std::pair{"raw ovw", raw_overwrite}}) {
+  for (auto [name, rate] :
+       {std::pair{"raw app", raw_append}, std::pair{"raw ovw", raw_overwrite}}) {
     std::printf("%-9s %12s %10s %10s %10s %10s %10s %9.2f\n", name, HumanRate(rate).c_str(),
                 HumanNanos(static_cast<int64_t>(1e9 / rate)).c_str(), "-", "-", "1",
                 HumanNanos(static_cast<int64_t>(1e9 / rate)).c_str(), rate / raw);

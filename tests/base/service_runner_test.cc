@@ -53,7 +53,8 @@ struct Work {
 
 TEST(WakeableRunnerTest, SleepsUntilWokenThenDrainsEverything) {
   Work w;
-  WakeableRunner r("t", 60s, [&] { return w.Step(); }, [&] { return w.HasWork(); });
+  WakeableRunner r(
+      "t", 60s, [&] { return w.Step(); }, [&] { return w.HasWork(); });
   r.Start();
   std::this_thread::sleep_for(10ms);  // let it fall asleep (60 s idle timeout)
   for (int i = 0; i < 3; ++i) {
@@ -68,8 +69,9 @@ TEST(WakeableRunnerTest, SleepsUntilWokenThenDrainsEverything) {
 // Wake() finds it busy, napping (no signal sent) or asleep, no unit is left behind.
 TEST(WakeableRunnerTest, NappingLosesNoWork) {
   Work w;
-  WakeableRunner r("t", 60s, [&] { return w.Step(); }, [&] { return w.HasWork(); },
-                   std::chrono::milliseconds(2));
+  WakeableRunner r(
+      "t", 60s, [&] { return w.Step(); }, [&] { return w.HasWork(); },
+      std::chrono::milliseconds(2));
   r.Start();
   for (int i = 0; i < 50; ++i) {
     w.available += 1;
@@ -87,8 +89,9 @@ TEST(WakeableRunnerTest, NappingLosesNoWork) {
 
 TEST(WakeableRunnerTest, StopReturnsPromptlyFromALongSleep) {
   Work w;
-  WakeableRunner r("t", 3600s, [&] { return w.Step(); }, [&] { return w.HasWork(); },
-                   std::chrono::milliseconds(1));
+  WakeableRunner r(
+      "t", 3600s, [&] { return w.Step(); }, [&] { return w.HasWork(); },
+      std::chrono::milliseconds(1));
   r.Start();
   std::this_thread::sleep_for(10ms);
   const auto t0 = std::chrono::steady_clock::now();
