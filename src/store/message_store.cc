@@ -323,6 +323,18 @@ Status MessageStore::WriteCheckpoint() {
   return checkpoint_->Flush();
 }
 
+namespace {
+// A put that waited for its flush: a late flush is FLUSH_DISK_TIMEOUT (stored, late), a
+// failed one UNKNOWN_ERROR.
+PutMessageResult WithFlushOutcome(PutMessageResult result, const Status& s) {
+  if (s.ok()) return result;
+  result.status = s.code() == StatusCode::kDeadlineExceeded ? PutMessageStatus::kFlushDiskTimeout
+                                                            : PutMessageStatus::kUnknownError;
+  result.error = s.ToString();
+  return result;
+}
+}  // namespace
+
 PutMessageResult MessageStore::AwaitDurability(PutMessageResult result, bool wait_for_flush) {
   if (!result.ok()) return result;
   if (options_.flush_disk_type != FlushDiskType::kSyncFlush) {
@@ -333,17 +345,13 @@ PutMessageResult MessageStore::AwaitDurability(PutMessageResult result, bool wai
     if (flush_runner_) flush_runner_->Wake();
     return result;
   }
-  Status s = group_commit_->WaitDurable(result.end_offset());
-  if (s.ok()) return result;
-  result.status = s.code() == StatusCode::kDeadlineExceeded ? PutMessageStatus::kFlushDiskTimeout
-                                                            : PutMessageStatus::kUnknownError;
-  result.error = s.ToString();
-  return result;
+  const Status s = group_commit_->WaitDurable(result.end_offset());
+  return WithFlushOutcome(std::move(result), s);
 }
 
 void MessageStore::AwaitDurabilityAsync(PutMessageResult result, bool wait_for_flush,
                                         PutCallback done) {
-  if (!result.ok() || options_.flush_disk_type != FlushDiskType::kSyncFlush || !wait_for_flush) {
+  if (!result.ok() || !PutWaitsForFlush(wait_for_flush)) {
     done(AwaitDurability(std::move(result), wait_for_flush));
     return;
   }
@@ -351,13 +359,7 @@ void MessageStore::AwaitDurabilityAsync(PutMessageResult result, bool wait_for_f
   group_commit_->WhenDurable(
       end, clock_.NowMillis() + options_.sync_flush_timeout_ms,
       [result = std::move(result), done = std::move(done)](Status s) mutable {
-        if (!s.ok()) {
-          result.status = s.code() == StatusCode::kDeadlineExceeded
-                              ? PutMessageStatus::kFlushDiskTimeout
-                              : PutMessageStatus::kUnknownError;
-          result.error = s.ToString();
-        }
-        done(std::move(result));
+        done(WithFlushOutcome(std::move(result), s));
       });
   if (flush_runner_) flush_runner_->Wake();
 }

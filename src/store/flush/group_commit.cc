@@ -25,37 +25,45 @@ void GroupCommit::LeadFlushLocked(std::unique_lock<std::mutex>& l) {
           "sync flush failed; the store stops accepting writes until restarted");
       health_.SetFatalIoError(error_);
     }
-  } else if (flushed->value() > durable_.load(std::memory_order_relaxed)) {
-    durable_.store(flushed->value(), std::memory_order_release);
-    if (on_durable_) on_durable_();
+  } else {
+    RaiseDurableLocked(flushed->value());
   }
   cv_.notify_all();
-  std::vector<Pending> decided = TakeDecidedLocked();
+  CompleteDecidedLocked(l);
+}
+
+void GroupCommit::RaiseDurableLocked(int64_t offset) {
+  if (offset <= durable_.load(std::memory_order_relaxed)) return;
+  durable_.store(offset, std::memory_order_release);
+  if (on_durable_) on_durable_();
+}
+
+template <typename Pred>
+std::vector<GroupCommit::Pending> GroupCommit::TakePendingIfLocked(Pred decided) {
+  auto keep = std::partition(pending_.begin(), pending_.end(),
+                             [&](const Pending& p) { return !decided(p); });
+  std::vector<Pending> out(std::make_move_iterator(keep), std::make_move_iterator(pending_.end()));
+  pending_.erase(keep, pending_.end());
+  pending_count_.store(pending_.size(), std::memory_order_release);
+  return out;
+}
+
+void GroupCommit::CompleteDecidedLocked(std::unique_lock<std::mutex>& l) {
+  if (pending_.empty()) return;
+  const int64_t durable = durable_.load(std::memory_order_relaxed);
+  const bool failed = !error_.ok();
+  std::vector<Pending> decided =
+      TakePendingIfLocked([&](const Pending& p) { return failed || p.end <= durable; });
   if (decided.empty()) return;
   const Status error = error_;
   l.unlock();
-  Complete(decided, error);
+  for (Pending& p : decided) p.done(error);
   l.lock();
 }
 
-std::vector<GroupCommit::Pending> GroupCommit::TakeDecidedLocked() {
-  std::vector<Pending> decided;
-  if (pending_.empty()) return decided;
-  const int64_t durable = durable_.load(std::memory_order_relaxed);
-  if (!error_.ok()) {
-    decided.swap(pending_);
-  } else {
-    auto keep = std::partition(pending_.begin(), pending_.end(),
-                               [durable](const Pending& p) { return p.end > durable; });
-    decided.assign(std::make_move_iterator(keep), std::make_move_iterator(pending_.end()));
-    pending_.erase(keep, pending_.end());
-  }
-  pending_count_.store(pending_.size(), std::memory_order_release);
-  return decided;
-}
-
-void GroupCommit::Complete(std::vector<Pending>& decided, const Status& error) {
-  for (Pending& p : decided) p.done(error);
+Status GroupCommit::TimeoutError(int64_t end) const {
+  return DeadlineExceeded("data up to offset " + std::to_string(end) + " was not flushed within " +
+                          std::to_string(options_.timeout_ms) + " ms (the message is stored)");
 }
 
 void GroupCommit::WhenDurable(PhysicalOffset end, int64_t deadline_ms, DurableCallback done) {
@@ -79,17 +87,9 @@ void GroupCommit::ExpireOverdue(int64_t now_ms) {
   std::vector<Pending> overdue;
   {
     std::lock_guard<std::mutex> l(mu_);
-    auto keep = std::partition(pending_.begin(), pending_.end(),
-                               [now_ms](const Pending& p) { return p.deadline_ms >= now_ms; });
-    overdue.assign(std::make_move_iterator(keep), std::make_move_iterator(pending_.end()));
-    pending_.erase(keep, pending_.end());
-    pending_count_.store(pending_.size(), std::memory_order_release);
+    overdue = TakePendingIfLocked([now_ms](const Pending& p) { return p.deadline_ms < now_ms; });
   }
-  for (Pending& p : overdue) {
-    p.done(DeadlineExceeded("data up to offset " + std::to_string(p.end) +
-                            " was not flushed within " + std::to_string(options_.timeout_ms) +
-                            " ms (the message is stored)"));
-  }
+  for (Pending& p : overdue) p.done(TimeoutError(p.end));
 }
 
 bool GroupCommit::HasPendingCallbacks() const {
@@ -106,11 +106,7 @@ Status GroupCommit::WaitDurable(PhysicalOffset end) {
     if (!error_.ok()) return error_;
     // Late is a timeout even if the flush finished meanwhile (RocketMQ's watcher fires at
     // the deadline whatever happens after it).
-    if (std::chrono::steady_clock::now() >= deadline) {
-      return DeadlineExceeded("data up to offset " + std::to_string(end.value()) +
-                              " was not flushed within " + std::to_string(options_.timeout_ms) +
-                              " ms (the message is stored)");
-    }
+    if (std::chrono::steady_clock::now() >= deadline) return TimeoutError(end.value());
     if (durable_.load(std::memory_order_acquire) >= end.value()) return Status::OK();
     if (!flushing_) {
       LeadFlushLocked(l);
@@ -128,17 +124,8 @@ Status GroupCommit::RunOnce() {
   } else {
     // Nothing to flush: callbacks registered after the last flush ended may still be
     // decided by it, by another flusher's work (Close) or by the sticky error.
-    if (error_.ok()) {
-      const int64_t flushed = segments_.FlushedOffset().value();
-      if (flushed > durable_.load(std::memory_order_relaxed)) {
-        durable_.store(flushed, std::memory_order_release);
-      }
-    }
-    std::vector<Pending> decided = TakeDecidedLocked();
-    const Status error = error_;
-    l.unlock();
-    Complete(decided, error);
-    l.lock();
+    if (error_.ok()) RaiseDurableLocked(segments_.FlushedOffset().value());
+    CompleteDecidedLocked(l);
   }
   return error_;
 }

@@ -104,9 +104,15 @@ class GroupCommit {
   // REQUIRES: l holds mu_ and no flush is in progress. Flushes with the lock released,
   // then completes the callbacks the flush decided (also with the lock released).
   void LeadFlushLocked(std::unique_lock<std::mutex>& l);
-  // Moves out the callbacks that the current durable offset or error decides.
-  std::vector<Pending> TakeDecidedLocked();
-  static void Complete(std::vector<Pending>& decided, const Status& error);
+  // durable_ = max(durable_, offset); tells the listener when it moved.
+  void RaiseDurableLocked(int64_t offset);
+  // Moves out the callbacks for which `decided` holds.
+  template <typename Pred>
+  std::vector<Pending> TakePendingIfLocked(Pred decided);
+  // Completes, with mu_ released meanwhile, the callbacks that the durable offset or the
+  // sticky error decides.
+  void CompleteDecidedLocked(std::unique_lock<std::mutex>& l);
+  Status TimeoutError(int64_t end) const;
 
   MappedFileQueue& segments_;
   StoreHealth& health_;
