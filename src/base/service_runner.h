@@ -24,13 +24,14 @@
 
 namespace rocketstore {
 
-class ServiceRunner {
+namespace internal {
+// What both runners share: a named thread running Loop(), a stop flag and a wake-up
+// condition. Derived classes call Stop() in their destructor, before their own members
+// (the step functions Loop uses) go away.
+class RunnerThread {
  public:
-  ServiceRunner(std::string name, std::chrono::nanoseconds interval, std::function<void()> step)
-      : name_(std::move(name)), interval_(interval), step_(std::move(step)) {}
-  ~ServiceRunner() { Stop(); }
-  ServiceRunner(const ServiceRunner&) = delete;
-  ServiceRunner& operator=(const ServiceRunner&) = delete;
+  RunnerThread(const RunnerThread&) = delete;
+  RunnerThread& operator=(const RunnerThread&) = delete;
 
   const std::string& name() const { return name_; }
 
@@ -41,7 +42,7 @@ class ServiceRunner {
     thread_ = std::thread([this] { Loop(); });
   }
 
-  // Stops after the step in progress, if any. Idempotent.
+  // Stops after the step in progress, if any; runs no further step. Idempotent.
   void Stop() {
     {
       std::lock_guard<std::mutex> l(mu_);
@@ -51,6 +52,28 @@ class ServiceRunner {
     if (thread_.joinable() && thread_.get_id() != std::this_thread::get_id()) thread_.join();
   }
 
+ protected:
+  explicit RunnerThread(std::string name) : name_(std::move(name)) {}
+  ~RunnerThread() = default;
+  virtual void Loop() = 0;
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_ = false;   // GUARDED_BY(mu_)
+  bool woken_ = false;  // GUARDED_BY(mu_)
+
+ private:
+  const std::string name_;
+  std::thread thread_;
+};
+}  // namespace internal
+
+class ServiceRunner final : public internal::RunnerThread {
+ public:
+  ServiceRunner(std::string name, std::chrono::nanoseconds interval, std::function<void()> step)
+      : RunnerThread(std::move(name)), interval_(interval), step_(std::move(step)) {}
+  ~ServiceRunner() { Stop(); }
+
   // Runs the next step now instead of at the end of the interval.
   void Wake() {
     std::lock_guard<std::mutex> l(mu_);
@@ -59,7 +82,7 @@ class ServiceRunner {
   }
 
  private:
-  void Loop() {
+  void Loop() override {
     std::unique_lock<std::mutex> l(mu_);
     while (!stop_) {
       cv_.wait_for(l, interval_, [this] { return stop_ || woken_; });
@@ -71,14 +94,8 @@ class ServiceRunner {
     }
   }
 
-  const std::string name_;
   const std::chrono::nanoseconds interval_;
   const std::function<void()> step_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool stop_ = false;
-  bool woken_ = false;
-  std::thread thread_;
 };
 
 // WakeableRunner: for event-driven services (the dispatcher). The step returns whether it
@@ -94,35 +111,17 @@ class ServiceRunner {
 // the producers — signalling a condition variable per message cost the broker ~15 % of
 // its io thread at 100 k sends/s. After a quiet spell the first Wake() still wakes it at
 // once. (RocketMQ's reput service simply polls every 1 ms.)
-class WakeableRunner {
+class WakeableRunner final : public internal::RunnerThread {
  public:
   WakeableRunner(std::string name, std::chrono::nanoseconds idle_timeout,
                  std::function<bool()> step, std::function<bool()> has_work,
                  std::chrono::nanoseconds nap = std::chrono::nanoseconds(0))
-      : name_(std::move(name)),
+      : RunnerThread(std::move(name)),
         idle_timeout_(idle_timeout),
         nap_(nap),
         step_(std::move(step)),
         has_work_(std::move(has_work)) {}
   ~WakeableRunner() { Stop(); }
-  WakeableRunner(const WakeableRunner&) = delete;
-  WakeableRunner& operator=(const WakeableRunner&) = delete;
-
-  void Start() {
-    std::lock_guard<std::mutex> l(mu_);
-    if (thread_.joinable()) return;
-    stop_ = false;
-    thread_ = std::thread([this] { Loop(); });
-  }
-
-  void Stop() {
-    {
-      std::lock_guard<std::mutex> l(mu_);
-      stop_ = true;
-      cv_.notify_all();
-    }
-    if (thread_.joinable() && thread_.get_id() != std::this_thread::get_id()) thread_.join();
-  }
 
   // Call after publishing new work. Costs a fence and a load when the runner is busy.
   void Wake() {
@@ -134,7 +133,7 @@ class WakeableRunner {
   }
 
  private:
-  void Loop() {
+  void Loop() override {
     while (true) {
       {
         std::lock_guard<std::mutex> l(mu_);
@@ -156,17 +155,11 @@ class WakeableRunner {
     }
   }
 
-  const std::string name_;
   const std::chrono::nanoseconds idle_timeout_;
   const std::chrono::nanoseconds nap_;
   const std::function<bool()> step_;
   const std::function<bool()> has_work_;
-  std::mutex mu_;
-  std::condition_variable cv_;
   std::atomic<bool> sleeping_{false};
-  bool woken_ = false;
-  bool stop_ = false;
-  std::thread thread_;
 };
 
 }  // namespace rocketstore
