@@ -723,43 +723,25 @@ void Broker::NotifyConsumersChanged(const std::string& group) {
 }
 
 void Broker::OnConnectionClosed(const net::ConnectionPtr& c) {
-  std::vector<std::string> changed;
-  {
-    std::lock_guard lock(clients_mu_);
-    for (auto* table : {&consumer_groups_, &producer_groups_}) {
-      for (auto& [name, group] : *table) {
-        bool removed = false;
-        for (auto it = group.clients.begin(); it != group.clients.end();) {
-          if (it->second.conn_id == c->id()) {
-            it = group.clients.erase(it);
-            removed = true;
-          } else {
-            ++it;
-          }
-        }
-        if (removed && table == &consumer_groups_) changed.push_back(name);
-      }
-    }
-  }
-  for (auto& g : changed) NotifyConsumersChanged(g);
+  const auto id = c->id();
+  RemoveClientsIf([id](const ClientInfo& client) { return client.conn_id == id; });
 }
 
 void Broker::ExpireClients(int64_t now_ms) {
+  RemoveClientsIf([&](const ClientInfo& client) {
+    return now_ms - client.last_seen_ms > options_.channel_expired_timeout_ms;
+  });
+}
+
+void Broker::RemoveClientsIf(const std::function<bool(const ClientInfo&)>& gone) {
   std::vector<std::string> changed;
   {
     std::lock_guard lock(clients_mu_);
     for (auto* table : {&consumer_groups_, &producer_groups_}) {
       for (auto& [name, group] : *table) {
-        bool removed = false;
-        for (auto it = group.clients.begin(); it != group.clients.end();) {
-          if (now_ms - it->second.last_seen_ms > options_.channel_expired_timeout_ms) {
-            it = group.clients.erase(it);
-            removed = true;
-          } else {
-            ++it;
-          }
-        }
-        if (removed && table == &consumer_groups_) changed.push_back(name);
+        const size_t removed =
+            std::erase_if(group.clients, [&](const auto& entry) { return gone(entry.second); });
+        if (removed > 0 && table == &consumer_groups_) changed.push_back(name);
       }
     }
   }

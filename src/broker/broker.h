@@ -27,6 +27,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -129,6 +130,9 @@ class Broker {
   void Housekeeping();
   void RequestRegistration();
   void ExpireClients(int64_t now_ms);
+  // Drops the clients `gone` selects from every group; consumer groups that lost one are
+  // told (NOTIFY_CONSUMER_IDS_CHANGED).
+  void RemoveClientsIf(const std::function<bool(const ClientInfo&)>& gone);
 
   BrokerOptions options_;
   std::string address_;
