@@ -1,5 +1,5 @@
 // Small helpers shared by the bench/ programs: latency percentiles, human units, a
-// progress line on a terminal, and a scratch directory.
+// progress line on a terminal, a scratch directory, and command-line parsing.
 #pragma once
 
 #include <unistd.h>
@@ -10,10 +10,30 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <sstream>
 #include <string>
 #include <vector>
 
 namespace rocketstore::bench {
+
+// "1,4,64" -> {1, 4, 64}.
+template <typename T = int>
+std::vector<T> ParseList(const char* s) {
+  std::vector<T> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ',')) out.push_back(static_cast<T>(std::stoll(item)));
+  return out;
+}
+
+// The value of flag argv[i], advancing i past it; exits with a message when it is missing.
+inline const char* FlagValue(int argc, char** argv, int& i) {
+  if (i + 1 >= argc) {
+    std::fprintf(stderr, "%s needs a value\n", argv[i]);
+    std::exit(2);
+  }
+  return argv[++i];
+}
 
 inline int64_t NowNanos() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(

@@ -78,14 +78,6 @@ int64_t CountRecords(const RemotingCommand& resp) {
   return n;
 }
 
-std::vector<int> ParseList(const char* s) {
-  std::vector<int> out;
-  std::stringstream ss(s);
-  std::string item;
-  while (std::getline(ss, item, ',')) out.push_back(std::stoi(item));
-  return out;
-}
-
 // CPU time (user + system) of the whole process: broker, store services and clients.
 int64_t ProcessCpuNanos() {
   rusage ru{};

@@ -53,14 +53,6 @@ struct Config {
   bool prepare = true;  // --no-prepare: diagnostics only (no segment preparer)
 };
 
-std::vector<int> ParseList(const char* s) {
-  std::vector<int> out;
-  std::stringstream ss(s);
-  std::string item;
-  while (std::getline(ss, item, ',')) out.push_back(std::stoi(item));
-  return out;
-}
-
 const std::string kTopic = "BenchTopic";
 const std::string kProps = std::string("TAGS\x01TagA\x02KEYS\x01key-0001", 22);
 
@@ -426,13 +418,7 @@ int main(int argc, char** argv) {
   Config cfg;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    auto next = [&]() -> const char* {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "%s needs a value\n", a.c_str());
-        std::exit(2);
-      }
-      return argv[++i];
-    };
+    auto next = [&] { return FlagValue(argc, argv, i); };
     if (a == "--seconds")
       cfg.seconds = std::stod(next());
     else if (a == "--sizes")

@@ -34,14 +34,6 @@ struct Config {
   int32_t entries = format::kDefaultIndexNum;
 };
 
-std::vector<int64_t> ParseList(const char* s) {
-  std::vector<int64_t> out;
-  std::stringstream ss(s);
-  std::string item;
-  while (std::getline(ss, item, ',')) out.push_back(std::stoll(item));
-  return out;
-}
-
 const std::string kTopic = "BenchTopic";
 constexpr int64_t kBaseTimestamp = 1700000000000;
 constexpr int64_t kRecordBytes = 200;  // synthetic commit-log spacing of the messages
@@ -135,15 +127,9 @@ int main(int argc, char** argv) {
   Config cfg;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    auto next = [&]() -> const char* {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "%s needs a value\n", a.c_str());
-        std::exit(2);
-      }
-      return argv[++i];
-    };
+    auto next = [&] { return FlagValue(argc, argv, i); };
     if (a == "--keys") {
-      cfg.keys = ParseList(next());
+      cfg.keys = ParseList<int64_t>(next());
     } else if (a == "--lookups") {
       cfg.lookups = std::stoll(next());
     } else if (a == "--slots") {
