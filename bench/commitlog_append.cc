@@ -260,12 +260,36 @@ std::unique_ptr<MessageStore> OpenSyncStore(const Config& cfg, const std::string
   return std::move(*store_or);
 }
 
+// The group commit's counters when a timed run starts; Finish() closes the store and turns
+// them into the run's result.
+class SyncRun {
+ public:
+  explicit SyncRun(MessageStore& store)
+      : store_(store), flushes0_(store.sync_flush_count()), flush_ns0_(store.sync_flush_nanos()) {}
+
+  SyncResult Finish(int64_t messages, double secs, Latencies latencies) {
+    SyncResult r;
+    const int64_t flushes = store_.sync_flush_count() - flushes0_;
+    r.avg_flush_nanos = flushes > 0 ? (store_.sync_flush_nanos() - flush_ns0_) / flushes : 0;
+    (void)store_.Close();
+    r.msgs_per_sec = static_cast<double>(messages) / secs;
+    r.msgs_per_fsync =
+        flushes > 0 ? static_cast<double>(messages) / static_cast<double>(flushes) : 0;
+    r.latencies = std::move(latencies);
+    return r;
+  }
+
+ private:
+  MessageStore& store_;
+  const int64_t flushes0_;
+  const int64_t flush_ns0_;
+};
+
 // Producers as threads: each calls the blocking PutMessage in a loop.
 SyncResult RunSyncStore(const Config& cfg, int threads) {
   ScratchDir dir("syncstore");
   std::unique_ptr<MessageStore> owned = OpenSyncStore(cfg, dir.path());
   MessageStore& store = *owned;
-  SyncResult r;
   const std::string body(1024, 'x');
   std::atomic<bool> go{false};
   std::atomic<int64_t> total{0};
@@ -293,21 +317,15 @@ SyncResult RunSyncStore(const Config& cfg, int threads) {
       total.fetch_add(n);
     });
   }
-  const int64_t flushes0 = store.sync_flush_count();
-  const int64_t flush_ns0 = store.sync_flush_nanos();
+  SyncRun run(store);
   const int64_t start = NowNanos();
   deadline = start + static_cast<int64_t>(cfg.seconds * 1e9);
   go.store(true, std::memory_order_release);
   for (auto& w : workers) w.join();
   const double secs = static_cast<double>(NowNanos() - start) / 1e9;
-  const int64_t flushes = store.sync_flush_count() - flushes0;
-  r.avg_flush_nanos = flushes > 0 ? (store.sync_flush_nanos() - flush_ns0) / flushes : 0;
-  (void)store.Close();
-  r.msgs_per_sec = static_cast<double>(total.load()) / secs;
-  r.msgs_per_fsync =
-      flushes > 0 ? static_cast<double>(total.load()) / static_cast<double>(flushes) : 0;
-  for (auto& l : lat) r.latencies.Merge(l);
-  return r;
+  Latencies all;
+  for (auto& l : lat) all.Merge(l);
+  return run.Finish(total.load(), secs, std::move(all));
 }
 
 // Producers as the broker serves them: each has one put in flight and sends the next when
@@ -349,23 +367,16 @@ SyncResult RunSyncStoreAsync(const Config& cfg, int producers) {
     prod[p].message = MakeMessage(body, static_cast<int>(p % 8));
     prod[p].latencies.Reserve(1 << 16);
   }
-  const int64_t flushes0 = store.sync_flush_count();
-  const int64_t flush_ns0 = store.sync_flush_nanos();
+  SyncRun run(store);
   const int64_t start = NowNanos();
   deadline = start + static_cast<int64_t>(cfg.seconds * 1e9);
   for (size_t p = 0; p < prod.size(); ++p) send(p);
   while (running.load() > 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   const double secs = static_cast<double>(NowNanos() - start) / 1e9;
   if (failed.load()) std::exit(1);
-  SyncResult r;
-  const int64_t flushes = store.sync_flush_count() - flushes0;
-  r.avg_flush_nanos = flushes > 0 ? (store.sync_flush_nanos() - flush_ns0) / flushes : 0;
-  (void)store.Close();
-  r.msgs_per_sec = static_cast<double>(total.load()) / secs;
-  r.msgs_per_fsync =
-      flushes > 0 ? static_cast<double>(total.load()) / static_cast<double>(flushes) : 0;
-  for (auto& p : prod) r.latencies.Merge(p.latencies);
-  return r;
+  Latencies all;
+  for (auto& p : prod) all.Merge(p.latencies);
+  return run.Finish(total.load(), secs, std::move(all));
 }
 
 void RunSyncMode(const Config& cfg) {
