@@ -47,6 +47,24 @@ std::vector<Msg> DecodeBody(const RemotingCommand& resp) {
   return out;
 }
 
+// A send request as a producer builds it (SEND_MESSAGE_V2's short field names, which
+// SEND_BATCH_MESSAGE shares), producer group P, born at a fixed time.
+RemotingCommand MakeSend(RequestCode code, const std::string& topic, int queue,
+                         const std::string& body, const std::string& properties) {
+  RemotingCommand req = protocol::MakeRequest(code);
+  req.SetField("a", "P");
+  req.SetField("b", topic);
+  req.SetField("c", "TBW102");
+  req.SetIntField("d", 4);
+  req.SetIntField("e", queue);
+  req.SetIntField("f", 0);
+  req.SetIntField("g", 1700000000000);
+  req.SetIntField("h", 0);
+  if (!properties.empty()) req.SetField("i", properties);
+  req.body.Assign(body);
+  return req;
+}
+
 class BrokerIntegrationTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -100,18 +118,8 @@ class BrokerIntegrationTest : public ::testing::Test {
 
   RemotingCommand Send(const std::string& topic, int queue, const std::string& body,
                        const std::string& tags, const std::string& keys) {
-    RemotingCommand req = protocol::MakeRequest(RequestCode::kSendMessageV2);
-    req.SetField("a", "P");
-    req.SetField("b", topic);
-    req.SetField("c", "TBW102");
-    req.SetIntField("d", 4);
-    req.SetIntField("e", queue);
-    req.SetIntField("f", 0);
-    req.SetIntField("g", 1700000000000);
-    req.SetIntField("h", 0);
-    req.SetField("i", std::string("TAGS\x01") + tags + "\x02KEYS\x01" + keys + "\x02");
-    req.body.Assign(body);
-    return Call(std::move(req));
+    return Call(MakeSend(RequestCode::kSendMessageV2, topic, queue, body,
+                         std::string("TAGS\x01") + tags + "\x02KEYS\x01" + keys + "\x02"));
   }
 
   RemotingCommand Pull(const std::string& topic, int queue, int64_t offset, const std::string& sub,
@@ -418,17 +426,8 @@ TEST_F(BrokerIntegrationTest, BatchSendStoresConsecutiveRecords) {
     body.push_back(static_cast<char>(p.size()));
     body += p;
   }
-  RemotingCommand req = protocol::MakeRequest(RequestCode::kSendBatchMessage);
-  req.SetField("a", "P");
-  req.SetField("b", "BatchTopic");
-  req.SetField("c", "TBW102");
-  req.SetIntField("d", 4);
-  req.SetIntField("e", 0);
-  req.SetIntField("f", 0);
-  req.SetIntField("g", 1700000000000);
-  req.SetIntField("h", 0);
+  RemotingCommand req = MakeSend(RequestCode::kSendBatchMessage, "BatchTopic", 0, body, "");
   req.SetBoolField("m", true);
-  req.body.Assign(body);
   RemotingCommand r = Call(std::move(req));
   ASSERT_EQ(r.code, 0) << r.remark.value_or("");
   EXPECT_EQ(r.FindField("queueOffset").value_or(""), "0");
@@ -526,17 +525,10 @@ TEST_F(BrokerIntegrationTest, SyncFlushSendsAreAnsweredOnceDurable) {
         return;
       }
       for (int i = 0; i < kPer; ++i) {
-        RemotingCommand req = protocol::MakeRequest(RequestCode::kSendMessageV2);
-        req.SetField("a", "P");
-        req.SetField("b", "SyncTopic");
-        req.SetField("c", "TBW102");
-        req.SetIntField("d", 4);
-        req.SetIntField("e", 0);
-        req.SetIntField("f", 0);
-        req.SetIntField("g", 1700000000000);
-        req.SetIntField("h", 0);
-        req.SetField("i", std::string("TAGS\x01T\x02KEYS\x01k") + std::to_string(p) + "\x02");
-        req.body.Assign("p" + std::to_string(p) + "-" + std::to_string(i));
+        RemotingCommand req =
+            MakeSend(RequestCode::kSendMessageV2, "SyncTopic", 0,
+                     "p" + std::to_string(p) + "-" + std::to_string(i),
+                     std::string("TAGS\x01T\x02KEYS\x01k") + std::to_string(p) + "\x02");
         auto r = c.Invoke(std::move(req), 10000);
         if (!r.ok() || r->code != 0) {
           failures++;
