@@ -22,12 +22,19 @@ using ::rocketstore::testing::MakeTestMessage;
 using ::rocketstore::testing::StatusIs;
 using ::rocketstore::testing::TestMessage;
 
-StoreOptions SmallStore(FlushDiskType type) {
+// A store under `root` with small index and consume-queue files.
+StoreOptions SmallFiles(std::string root) {
   StoreOptions o;
-  o.index_hash_slot_num = 256;  // small index files for in-memory tests
+  o.index_hash_slot_num = 256;
   o.index_num = 4096;
   o.consume_queue_units_per_file = 1024;
-  o.root_dir = "/store";
+  o.root_dir = std::move(root);
+  return o;
+}
+
+// In memory (FaultInjectionFileSystem), steps driven by the test.
+StoreOptions SmallStore(FlushDiskType type) {
+  StoreOptions o = SmallFiles("/store");
   o.commit_log_segment_size = 64 * 1024;
   o.reserve_chunk_bytes = 4096;
   o.prefault_window_bytes = 4096;
@@ -229,11 +236,7 @@ TEST(MessageStoreTest, AsyncPutUnderAsyncFlushAnswersAtOnce) {
 // in order per producer, and the flushes are shared.
 TEST(MessageStoreTest, AsyncProducersChainingFromCallbacksShareFlushes) {
   testing::TempDir dir;
-  StoreOptions o;
-  o.index_hash_slot_num = 256;
-  o.index_num = 4096;
-  o.consume_queue_units_per_file = 1024;
-  o.root_dir = dir.path();
+  StoreOptions o = SmallFiles(dir.path());
   o.commit_log_segment_size = 32 << 10;  // several segment rolls
   o.flush_disk_type = FlushDiskType::kSyncFlush;
   ASSERT_OK_AND_ASSIGN(auto store,
@@ -282,11 +285,7 @@ TEST(MessageStoreTest, SecondStoreOnTheSameDirectoryFails) {
 // Two processes on one real store directory: the second fails with a clear message.
 TEST(MessageStoreTest, SecondProcessOnTheSameDirectoryFails) {
   testing::TempDir dir;
-  StoreOptions o;
-  o.index_hash_slot_num = 256;  // small index files for in-memory tests
-  o.index_num = 4096;
-  o.consume_queue_units_per_file = 1024;
-  o.root_dir = dir.path() + "/store";
+  StoreOptions o = SmallFiles(dir.path() + "/store");
   o.commit_log_segment_size = 64 * 1024;
   o.start_background_services = false;
   ASSERT_OK_AND_ASSIGN(auto store,
@@ -313,11 +312,7 @@ TEST(MessageStoreTest, SecondProcessOnTheSameDirectoryFails) {
 
 TEST(MessageStoreTest, BackgroundServicesFlushAndCloseCleanly) {
   testing::TempDir dir;
-  StoreOptions o;
-  o.index_hash_slot_num = 256;  // small index files for in-memory tests
-  o.index_num = 4096;
-  o.consume_queue_units_per_file = 1024;
-  o.root_dir = dir.path();
+  StoreOptions o = SmallFiles(dir.path());
   o.commit_log_segment_size = 1 << 20;
   o.async_flush.interval_ms = 5;
   ASSERT_OK_AND_ASSIGN(auto store,
