@@ -13,7 +13,7 @@
 //
 //   commitlog_append [--mode async|sync|both] [--seconds S] [--sizes 128,1024,4096]
 //                    [--threads 1,4,64] [--sync-threads 1,8,64,256]
-//                    [--sync-method fdatasync|msync] [--segment-mib 1024]
+//                    [--sync-method fdatasync|msync] [--no-zero-fill] [--segment-mib 1024]
 // Scratch files go to $ROCKETSTORE_BENCH_DIR (default ./build/bench-data).
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -49,6 +49,7 @@ struct Config {
   std::vector<int> sync_threads = {1, 8, 64, 256};
   std::string sync_producers = "both";  // threads | async | both
   FlushMethod sync_method = FlushMethod::kFdatasync;
+  bool zero_fill = true;  // --no-zero-fill: SYNC_FLUSH flushes into unwritten extents
   bool flush = true;    // --no-flush: diagnostics only (no background flusher)
   bool prepare = true;  // --no-prepare: diagnostics only (no segment preparer)
 };
@@ -252,6 +253,7 @@ std::unique_ptr<MessageStore> OpenSyncStore(const Config& cfg, const std::string
   o.commit_log_segment_size = cfg.segment_size;
   o.flush_disk_type = FlushDiskType::kSyncFlush;
   o.sync_flush_method = cfg.sync_method;
+  o.sync_flush_zero_fill = cfg.zero_fill;
   auto store_or = MessageStore::Open(o, PosixFileSystem::Default(), Clock::Real());
   if (!store_or.ok()) {
     std::fprintf(stderr, "open: %s\n", store_or.status().ToString().c_str());
@@ -380,8 +382,9 @@ SyncResult RunSyncStoreAsync(const Config& cfg, int producers) {
 }
 
 void RunSyncMode(const Config& cfg) {
-  std::printf("\nSYNC_FLUSH (group commit, %s), 1 KiB bodies, %.1f s per case\n",
-              cfg.sync_method == FlushMethod::kFdatasync ? "fdatasync" : "msync", cfg.seconds);
+  std::printf("\nSYNC_FLUSH (group commit, %s, zero fill %s), 1 KiB bodies, %.1f s per case\n",
+              cfg.sync_method == FlushMethod::kFdatasync ? "fdatasync" : "msync",
+              cfg.zero_fill ? "on" : "off", cfg.seconds);
   Progress p("raw fdatasync bound");
   p.Update(0);
   const double raw_append = RawFsyncPerSec(cfg, /*overwrite=*/false);
@@ -448,6 +451,8 @@ int main(int argc, char** argv) {
       cfg.sync_threads = ParseList(next());
     else if (a == "--sync-producers")
       cfg.sync_producers = next();
+    else if (a == "--no-zero-fill")
+      cfg.zero_fill = false;
     else if (a == "--sync-method")
       cfg.sync_method = std::string(next()) == "msync" ? rocketstore::FlushMethod::kMsync
                                                        : rocketstore::FlushMethod::kFdatasync;
@@ -456,7 +461,7 @@ int main(int argc, char** argv) {
                    "usage: commitlog_append [--mode async|sync|both] [--seconds S] "
                    "[--sizes 128,1024,4096] [--threads 1,4,64] [--sync-threads 1,8,64,256] "
                    "[--sync-producers threads|async|both] [--sync-method fdatasync|msync] "
-                   "[--segment-mib 1024]\n");
+                   "[--no-zero-fill] [--segment-mib 1024]\n");
       return a == "--help" ? 0 : 2;
     }
   }

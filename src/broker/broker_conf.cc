@@ -97,6 +97,9 @@ Status ApplyBrokerConf(std::string_view text, BrokerOptions& o, std::vector<std:
       } else {
         return bad("ASYNC_FLUSH or SYNC_FLUSH");
       }
+    } else if (key == "syncFlushZeroFill") {  // rocketstore's own (docs/durability.md)
+      if (!as_bool(b)) return bad("true/false");
+      o.store.sync_flush_zero_fill = b;
     } else if (key == "syncFlushTimeout") {
       if (!as_int(n) || n <= 0) return bad("a positive number");
       o.store.sync_flush_timeout_ms = n;

@@ -17,6 +17,7 @@ CommitLogOptions ToCommitLogOptions(const StoreOptions& o) {
     c.populate_pages = false;
     c.readahead_while_writing = false;
     c.append_with_pwrite = true;
+    c.zero_fill_ahead = o.sync_flush_zero_fill;
   }
   return c;
 }

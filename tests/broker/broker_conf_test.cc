@@ -15,6 +15,7 @@ TEST(BrokerConfTest, AppliesKnownKeysAndReportsOthers) {
       "listenPort=10999\n"
       "namesrvAddr=127.0.0.1:9876;127.0.0.1:9877\n"
       "flushDiskType=SYNC_FLUSH\n"
+      "syncFlushZeroFill=false\n"
       "maxMessageSize=1024\n"
       "autoCreateTopicEnable=false\n"
       "brokerRole=ASYNC_MASTER\n"
@@ -25,6 +26,7 @@ TEST(BrokerConfTest, AppliesKnownKeysAndReportsOthers) {
   EXPECT_EQ(o.server.port, 10999);
   EXPECT_EQ(o.namesrv_addrs, (std::vector<std::string>{"127.0.0.1:9876", "127.0.0.1:9877"}));
   EXPECT_EQ(o.store.flush_disk_type, FlushDiskType::kSyncFlush);
+  EXPECT_FALSE(o.store.sync_flush_zero_fill);
   EXPECT_EQ(o.store.max_message_body_bytes, 1024u);
   EXPECT_FALSE(o.auto_create_topic);
   EXPECT_EQ(ignored, (std::vector<std::string>{"brokerRole"}));

@@ -65,6 +65,9 @@ struct CommitLogOptions {
   // 64 producers cost one syscall per flush, not 64. Buffered records are invisible to
   // readers until committed; a process crash loses them (none was acknowledged).
   bool append_with_pwrite = false;
+  // With append_with_pwrite: the preparer zero-fills and syncs ahead of the writer
+  // (MappedFile::ZeroFill) so flushes need no extent conversion in the journal.
+  bool zero_fill_ahead = false;
   int64_t os_page_cache_busy_millis = 1000;  // osPageCacheBusyTimeOutMills
 };
 

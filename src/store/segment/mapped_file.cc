@@ -1,6 +1,7 @@
 #include "store/segment/mapped_file.h"
 
 #include <algorithm>
+#include <vector>
 
 #include "store/segment/file_names.h"
 
@@ -110,6 +111,39 @@ Status MappedFile::Prefault(int64_t from, int64_t to) {
   return Status::OK();
 }
 
+void MappedFile::ClaimForWrite(int64_t end) {
+  std::lock_guard<std::mutex> l(zero_mu_);  // waits for a zero write in progress
+  write_claimed_ = std::max(write_claimed_, end);
+}
+
+Status MappedFile::ZeroFill(int64_t to) {
+  // The source of every zero write: up to 1 MiB per pwrite.
+  static const std::vector<uint8_t> kZeros(1 << 20, 0);
+  if (!options_.zero_fill_ahead) return FailedPrecondition(path() + ": zero fill is off");
+  to = std::min(to, file_size_);
+  if (to <= zero_filled_.load(std::memory_order_acquire)) return Status::OK();
+  RS_RETURN_IF_ERROR(Reserve(to));
+  {
+    std::lock_guard<std::mutex> l(zero_mu_);
+    const int64_t from = std::max({zero_filled_.load(std::memory_order_relaxed), write_claimed_,
+                                   wrote_.load(std::memory_order_acquire)});
+    for (int64_t pos = from; pos < to;) {
+      const int64_t n = std::min<int64_t>(to - pos, static_cast<int64_t>(kZeros.size()));
+      RS_RETURN_IF_ERROR(file_->PWrite(static_cast<uint64_t>(pos), kZeros.data(),
+                                       static_cast<size_t>(n)));
+      pos += n;
+    }
+    zero_filled_.store(std::max(to, from), std::memory_order_release);
+  }
+  // Under flush_mu_: the kernel reports a writeback error to one sync of this file only,
+  // so a failure seen here must reach every later Flush() before any of them can succeed.
+  std::lock_guard<std::mutex> l(flush_mu_);
+  if (!zero_sync_error_.ok()) return zero_sync_error_;
+  Status s = file_->Sync();
+  if (!s.ok()) zero_sync_error_ = s.WithContext(path() + ": sync after zero fill failed");
+  return s;
+}
+
 void MappedFile::Commit(int64_t new_committed, int64_t last_store_timestamp) {
   last_timestamp_.store(last_store_timestamp, std::memory_order_release);
   committed_.store(new_committed, std::memory_order_release);
@@ -129,6 +163,7 @@ Result<int64_t> MappedFile::Flush(FlushMethod method) {
   const int64_t ts = last_timestamp_.load(std::memory_order_acquire);
   const int64_t target = committed_.load(std::memory_order_acquire);
   const int64_t flushed = flushed_.load(std::memory_order_relaxed);
+  if (!zero_sync_error_.ok()) return zero_sync_error_;
   if (target <= flushed) return flushed;
   Status s;
   if (method == FlushMethod::kMsync) {
@@ -151,6 +186,8 @@ void MappedFile::SetPositions(int64_t position) {
   wrote_.store(position, std::memory_order_release);
   committed_.store(position, std::memory_order_release);
   flushed_.store(position, std::memory_order_release);
+  zero_filled_.store(position, std::memory_order_release);
+  write_claimed_ = position;
 }
 
 }  // namespace rocketstore

@@ -181,7 +181,19 @@ Status MappedFileQueue::PrefaultAhead(MappedFile& file, bool being_written) {
   constexpr int64_t kChunk = 2 << 20;
   const int64_t window = options_.prefault_window_bytes;
   if (!options_.populate_pages) {
-    return file.Reserve(std::min(file.wrote_position() + window, file.file_size()));
+    RS_RETURN_IF_ERROR(file.Reserve(std::min(file.wrote_position() + window, file.file_size())));
+    if (!options_.file.zero_fill_ahead) return Status::OK();
+    // One sync per MiB: smaller steps cost more syncs, larger ones hold up the flushes
+    // that wait behind the writeback of the zeros (measured: docs/durability.md).
+    constexpr int64_t kZeroStep = 1 << 20;
+    while (true) {
+      const int64_t wrote = file.wrote_position();
+      const int64_t end = std::min(wrote + options_.zero_fill_window_bytes, file.file_size());
+      const int64_t from = std::max(file.zero_filled_position(), wrote);
+      // Whole steps only (but the file's last bytes): every step pays a sync.
+      if (from >= end || (end - from < kZeroStep && end < file.file_size())) return Status::OK();
+      RS_RETURN_IF_ERROR(file.ZeroFill(std::min(from + kZeroStep, end)));
+    }
   }
   const int64_t lead = being_written ? std::min<int64_t>(4 << 20, window / 4) : 0;
   while (true) {

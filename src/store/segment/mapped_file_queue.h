@@ -42,6 +42,9 @@ class MappedFileQueue {
     // false: the preparer only reserves the window and leaves the pages alone (under
     // SYNC_FLUSH, faulted-in pages would be dirty zeros for every fdatasync to write).
     bool populate_pages = true;
+    // With file.zero_fill_ahead: the preparer keeps this many bytes past the writer
+    // zero-filled and synced (MappedFile::ZeroFill), in steps of at most 1 MiB.
+    int64_t zero_fill_window_bytes = 4 << 20;
   };
 
   // `fs` must outlive the queue.
@@ -84,7 +87,7 @@ class MappedFileQueue {
   // Store timestamp of the last record known flushed (checkpoint physicMsgTimestamp).
   int64_t FlushedStoreTimestamp() const;
 
-  // Preparer step: reserve + prefault the window ahead of the writer in the last file,
+  // Preparer step: reserve + prefault (or zero-fill) the window ahead of the writer in the last file,
   // and once it is more than half written create the next file (and sync the directory).
   Status PrepareNext();
 

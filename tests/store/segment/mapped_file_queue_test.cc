@@ -2,8 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <span>
+#include <thread>
 
 #include "io/fault_injection_file_system.h"
 #include "store/segment/file_names.h"
@@ -155,6 +158,131 @@ TEST_F(MappedFileQueueTest, WithoutPopulateThePreparerOnlyReserves) {
   ASSERT_OK(q.PrepareNext());
   EXPECT_EQ(q.LastFile()->prefaulted_position(), 0);
   EXPECT_GE(q.LastFile()->reserved_position(), 100 + 1024);
+}
+
+// --- Zero fill (SYNC_FLUSH): the preparer writes and syncs zeros ahead of the writer ---
+
+constexpr int64_t kMiB = 1 << 20;
+
+MappedFileQueue::Options ZeroFillOpts() {
+  MappedFileQueue::Options o;
+  o.file_size = 8 * kMiB;
+  o.file.reserve_chunk_bytes = kMiB;
+  o.file.zero_fill_ahead = true;
+  o.prefault_window_bytes = 2 * kMiB;
+  o.populate_pages = false;
+  o.zero_fill_window_bytes = 2 * kMiB;
+  return o;
+}
+
+// The write-buffer path of the commit log: assign, write with pwrite, publish.
+void WriteRecord(MappedFile& f, const std::string& bytes) {
+  const int64_t pos = f.wrote_position();
+  const int64_t end = pos + static_cast<int64_t>(bytes.size());
+  ASSERT_OK(f.Reserve(end));
+  f.AdvanceWrote(end);
+  ASSERT_OK(f.Write(pos, std::span(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size())));
+  f.Commit(end, 1);
+}
+
+// Stale bytes past the recovered end (a torn tail) are overwritten with durable zeros,
+// a whole step at a time; bytes before the end and past the window stay as they were.
+TEST_F(MappedFileQueueTest, ZeroFillWritesDurableZerosAheadOfTheWriterInWholeSteps) {
+  MappedFileQueue q(fs_, "/s", ZeroFillOpts());
+  ASSERT_OK(q.Load());
+  ASSERT_OK_AND_ASSIGN(auto f, q.GetWritableFile(PhysicalOffset(0)));
+  WriteRecord(*f, std::string(3 * kMiB, 'g'));
+  ASSERT_OK(f->Flush(FlushMethod::kFdatasync));
+  f->SetPositions(100);  // recovery: everything past byte 100 is garbage now
+  ASSERT_OK(q.PrepareNext());
+  EXPECT_EQ(f->zero_filled_position(), 100 + 2 * kMiB);
+  ASSERT_OK_AND_ASSIGN(std::string durable, fs_.ReadDurableFile(f->path()));
+  EXPECT_EQ(durable.substr(0, 100), std::string(100, 'g'));
+  EXPECT_EQ(durable.substr(100, 2 * kMiB), std::string(2 * kMiB, '\0'));
+  EXPECT_EQ(durable[100 + 2 * kMiB], 'g');
+  // The writer moves on by less than a step: no zero write, no sync.
+  WriteRecord(*f, std::string(1000, 'r'));
+  const uint64_t ops = fs_.op_count();
+  ASSERT_OK(q.PrepareNext());
+  EXPECT_EQ(fs_.op_count(), ops);
+  // A whole step behind the window: one more step.
+  WriteRecord(*f, std::string(kMiB, 's'));
+  ASSERT_OK(q.PrepareNext());
+  EXPECT_EQ(f->zero_filled_position(), 100 + 3 * kMiB);
+  ASSERT_OK_AND_ASSIGN(std::string live, fs_.ReadWholeFile(f->path()));
+  EXPECT_EQ(live.substr(100, 1000), std::string(1000, 'r'));
+  EXPECT_EQ(live.substr(1100, kMiB), std::string(kMiB, 's'));
+}
+
+// Zeros never land on bytes the writer has assigned or written, even when the writer
+// ran ahead of the zero filler or wrote above it.
+TEST_F(MappedFileQueueTest, ZeroFillNeverOverwritesAssignedOrWrittenBytes) {
+  MappedFileQueue q(fs_, "/s", ZeroFillOpts());
+  ASSERT_OK(q.Load());
+  ASSERT_OK_AND_ASSIGN(auto f, q.GetWritableFile(PhysicalOffset(0)));
+  WriteRecord(*f, std::string(kMiB + 10, 'a'));  // ahead of any zero fill
+  // Assigned but still in the write buffer: [kMiB + 10, kMiB + 20).
+  ASSERT_OK(f->Reserve(kMiB + 20));
+  f->AdvanceWrote(kMiB + 20);
+  ASSERT_OK(f->ZeroFill(2 * kMiB));
+  EXPECT_EQ(f->zero_filled_position(), 2 * kMiB);
+  const std::string b(10, 'b');
+  ASSERT_OK(f->Write(kMiB + 10, std::span(reinterpret_cast<const uint8_t*>(b.data()), 10)));
+  f->Commit(kMiB + 20, 1);
+  // A Write() above the zero-filled range claims it first: zeros stop below its end.
+  const std::string c(10, 'c');
+  ASSERT_OK(f->Write(3 * kMiB, std::span(reinterpret_cast<const uint8_t*>(c.data()), 10)));
+  ASSERT_OK(f->ZeroFill(4 * kMiB));
+  ASSERT_OK_AND_ASSIGN(std::string live, fs_.ReadWholeFile(f->path()));
+  EXPECT_EQ(live.substr(0, kMiB + 10), std::string(kMiB + 10, 'a'));
+  EXPECT_EQ(live.substr(kMiB + 10, 10), b);
+  EXPECT_EQ(live.substr(3 * kMiB, 10), c);
+  EXPECT_EQ(live.substr(3 * kMiB + 10, kMiB - 10), std::string(kMiB - 10, '\0'));
+}
+
+// The kernel reports a writeback error to one sync only: when the zero filler's sync
+// saw it, the flusher's next fdatasync would succeed. So the failure is sticky.
+TEST_F(MappedFileQueueTest, AFailedZeroFillSyncFailsEveryLaterFlush) {
+  MappedFileQueue q(fs_, "/s", ZeroFillOpts());
+  ASSERT_OK(q.Load());
+  ASSERT_OK_AND_ASSIGN(auto f, q.GetWritableFile(PhysicalOffset(0)));
+  WriteRecord(*f, "record");
+  fs_.FailOpsOfKind(OpKind::kSync, EIO);
+  EXPECT_THAT(q.PrepareNext(), StatusIs(StatusCode::kIOError));
+  fs_.ClearFailures();
+  EXPECT_THAT(f->Flush(FlushMethod::kFdatasync), StatusIs(StatusCode::kIOError));
+  EXPECT_THAT(f->ZeroFill(4 * kMiB), StatusIs(StatusCode::kIOError));
+  EXPECT_EQ(f->flushed_position(), 0);
+}
+
+TEST_F(MappedFileQueueTest, ZeroFillNeedsTheOption) {
+  MappedFileQueue q(fs_, "/s", Opts());
+  ASSERT_OK(q.Load());
+  ASSERT_OK_AND_ASSIGN(auto f, q.GetWritableFile(PhysicalOffset(0)));
+  EXPECT_THAT(f->ZeroFill(1024), StatusIs(StatusCode::kFailedPrecondition));
+}
+
+// A writer and the zero filler at full speed: every record survives intact.
+TEST_F(MappedFileQueueTest, ZeroFillRacingTheWriterNeverLosesARecord) {
+  MappedFileQueue::Options o = ZeroFillOpts();
+  o.file_size = 16 * kMiB;
+  MappedFileQueue q(fs_, "/s", o);
+  ASSERT_OK(q.Load());
+  ASSERT_OK_AND_ASSIGN(auto f, q.GetWritableFile(PhysicalOffset(0)));
+  std::atomic<bool> done{false};
+  std::thread preparer([&] {
+    while (!done.load()) ASSERT_OK(q.PrepareNext());
+  });
+  std::string expected;
+  for (int i = 0; expected.size() + 70000 <= static_cast<size_t>(o.file_size); ++i) {
+    std::string rec(static_cast<size_t>(1000 + (i * 7919) % 69000), static_cast<char>('A' + i % 26));
+    WriteRecord(*f, rec);
+    expected += rec;
+  }
+  done.store(true);
+  preparer.join();
+  ASSERT_OK_AND_ASSIGN(std::string live, fs_.ReadWholeFile(f->path()));
+  EXPECT_TRUE(live.compare(0, expected.size(), expected) == 0);
 }
 
 // SYNC_FLUSH turns readahead off for the segment being written (large folios would be
