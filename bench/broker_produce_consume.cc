@@ -17,9 +17,13 @@
 // with the binary header (RocketMQSerializable; the broker answers in kind) instead of
 // JSON, the header every client we target uses.
 //
-//   broker_produce_consume [--seconds S] [--sync-connections 1,4] [--connections 4]
-//                          [--inflight 64] [--io-threads 1] [--broker-threads 1]
-//                          [--serialize json|rocketmq]
+// Default pipelined rows: 1 connection x 256 in flight (the shape of a RocketMQ Java
+// producer sending asynchronously: one connection per broker, many requests on it) and
+// 4 x 64 (the same window over four connections: smaller batches per read and write).
+//
+//   broker_produce_consume [--seconds S] [--sync-connections 1,4]
+//                          [--shapes 1x256,4x64 | --connections 4 --inflight 64]
+//                          [--io-threads 1] [--broker-threads 1] [--serialize json|rocketmq]
 #include <sys/resource.h>
 
 #include <atomic>
@@ -236,8 +240,9 @@ Row RunPipelined(const std::string& addr, int n, int depth, int io_threads, doub
 int main(int argc, char** argv) {
   double seconds = 3;
   std::vector<int> sync_connections = {1};
-  std::vector<int> connections = {4};
-  std::vector<int> inflight = {64};
+  std::vector<int> connections;
+  std::vector<int> inflight;
+  std::vector<std::pair<int, int>> shapes = {{1, 256}, {4, 64}};  // connections x in flight
   int io_threads = 1;
   int broker_threads = 1;
   for (int i = 1; i < argc; ++i) {
@@ -250,6 +255,17 @@ int main(int argc, char** argv) {
       connections = ParseList(argv[++i]);
     } else if (a == "--inflight" && i + 1 < argc) {
       inflight = ParseList(argv[++i]);
+    } else if (a == "--shapes" && i + 1 < argc) {
+      shapes.clear();
+      std::stringstream list(argv[++i]);
+      for (std::string item; std::getline(list, item, ',');) {
+        const size_t x = item.find('x');
+        if (x == std::string::npos) {
+          std::fprintf(stderr, "--shapes: expected CONNECTIONSxINFLIGHT, got '%s'\n", item.c_str());
+          return 2;
+        }
+        shapes.emplace_back(std::stoi(item.substr(0, x)), std::stoi(item.substr(x + 1)));
+      }
     } else if (a == "--io-threads" && i + 1 < argc) {
       io_threads = std::max(1, std::stoi(argv[++i]));
     } else if (a == "--serialize" && i + 1 < argc) {
@@ -265,7 +281,8 @@ int main(int argc, char** argv) {
     } else {
       std::fprintf(stderr,
                    "usage: broker_produce_consume [--seconds S] [--sync-connections 1,4] "
-                   "[--connections 4] [--inflight 64] [--io-threads 1] [--broker-threads 1] "
+                   "[--shapes 1x256,4x64 | --connections 4 --inflight 64] [--io-threads 1] "
+                   "[--broker-threads 1] "
                    "[--serialize json|rocketmq]\n"
                    "  lists (1,4,16) give one row each; --sync-connections 0 skips the "
                    "synchronous rows\n");
@@ -304,13 +321,19 @@ int main(int argc, char** argv) {
     total_sent += row.sent;
     PrintRow("sync", n, 1, row);
   }
-  for (int n : connections) {
-    for (int d : inflight) {
-      if (n <= 0 || d <= 0) continue;
-      Row row = RunPipelined(addr, n, d, io_threads, seconds, body);
-      total_sent += row.sent;
-      PrintRow("pipelined", n, d, row);
+  if (!connections.empty() || !inflight.empty()) {  // a cross product replaces the shapes
+    if (connections.empty()) connections = {4};
+    if (inflight.empty()) inflight = {64};
+    shapes.clear();
+    for (int n : connections) {
+      for (int d : inflight) shapes.emplace_back(n, d);
     }
+  }
+  for (auto [n, d] : shapes) {
+    if (n <= 0 || d <= 0) continue;
+    Row row = RunPipelined(addr, n, d, io_threads, seconds, body);
+    total_sent += row.sent;
+    PrintRow("pipelined", n, d, row);
   }
 
   // Pull everything back, queue by queue.

@@ -50,8 +50,8 @@ struct Config {
   std::string sync_producers = "both";  // threads | async | both
   FlushMethod sync_method = FlushMethod::kFdatasync;
   bool zero_fill = true;  // --no-zero-fill: SYNC_FLUSH flushes into unwritten extents
-  bool flush = true;    // --no-flush: diagnostics only (no background flusher)
-  bool prepare = true;  // --no-prepare: diagnostics only (no segment preparer)
+  bool flush = true;      // --no-flush: diagnostics only (no background flusher)
+  bool prepare = true;    // --no-prepare: diagnostics only (no segment preparer)
 };
 
 const std::string kTopic = "BenchTopic";

@@ -36,11 +36,15 @@ bool IsForbiddenTopic(std::string_view t) {
 }
 
 std::string RandomHex32() {
+  static constexpr char kDigits[] = "0123456789ABCDEF";
   static thread_local std::mt19937_64 rng(std::random_device{}());
-  char buf[33];
-  std::snprintf(buf, sizeof(buf), "%016llX%016llX", static_cast<unsigned long long>(rng()),
-                static_cast<unsigned long long>(rng()));
-  return buf;
+  std::string out(32, '0');
+  for (int half = 0; half < 2; ++half) {
+    uint64_t v = rng();
+    for (int i = 15; i >= 0; --i, v >>= 4)
+      out[static_cast<size_t>(half * 16 + i)] = kDigits[v & 0xF];
+  }
+  return out;
 }
 
 int32_t ReadBe32(const uint8_t* p) {

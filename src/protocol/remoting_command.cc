@@ -1,6 +1,7 @@
 #include "protocol/remoting_command.h"
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 
 namespace rocketstore::protocol {
@@ -46,20 +47,30 @@ bool EqualsIgnoreAsciiCase(std::string_view a, std::string_view b) {
   });
 }
 
+// A send handler looks up ~12 fields among ~13, most of them one letter long (V2
+// headers): comparing the first byte inline skips a memcmp call for nearly every
+// mismatch (measured: memcmp calls were ~5 % of the broker io thread).
+inline bool SameName(const std::string& a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  if (a.empty()) return true;
+  return a[0] == b[0] &&
+         (a.size() == 1 || std::memcmp(a.data() + 1, b.data() + 1, a.size() - 1) == 0);
+}
+
 }  // namespace
 
 // ---- ExtFields ------------------------------------------------------------------------------
 
 const std::string* ExtFields::Find(std::string_view name) const {
   for (const Entry& e : entries_) {
-    if (e.first == name) return &e.second;
+    if (SameName(e.first, name)) return &e.second;
   }
   return nullptr;
 }
 
 void ExtFields::Set(std::string name, std::string value) {
   for (Entry& e : entries_) {
-    if (e.first == name) {
+    if (SameName(e.first, name)) {
       e.second = std::move(value);
       return;
     }
@@ -69,7 +80,7 @@ void ExtFields::Set(std::string name, std::string value) {
 
 bool ExtFields::Erase(std::string_view name) {
   auto it = std::find_if(entries_.begin(), entries_.end(),
-                         [&](const Entry& e) { return e.first == name; });
+                         [&](const Entry& e) { return SameName(e.first, name); });
   if (it == entries_.end()) return false;
   entries_.erase(it);
   return true;

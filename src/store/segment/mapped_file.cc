@@ -129,8 +129,8 @@ Status MappedFile::ZeroFill(int64_t to) {
                                    wrote_.load(std::memory_order_acquire)});
     for (int64_t pos = from; pos < to;) {
       const int64_t n = std::min<int64_t>(to - pos, static_cast<int64_t>(kZeros.size()));
-      RS_RETURN_IF_ERROR(file_->PWrite(static_cast<uint64_t>(pos), kZeros.data(),
-                                       static_cast<size_t>(n)));
+      RS_RETURN_IF_ERROR(
+          file_->PWrite(static_cast<uint64_t>(pos), kZeros.data(), static_cast<size_t>(n)));
       pos += n;
     }
     zero_filled_.store(std::max(to, from), std::memory_order_release);

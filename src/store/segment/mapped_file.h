@@ -194,9 +194,9 @@ class MappedFile {
   int64_t write_claimed_ = 0;  // GUARDED_BY(zero_mu_): Write() has bytes below this
   Status zero_sync_error_;     // GUARDED_BY(flush_mu_): sticky failure of a ZeroFill sync
   std::mutex zero_mu_;         // held while zeros are written; see "Zero fill" above
-  std::mutex reserve_mu_;   // serialises ReserveSlow
-  std::mutex prefault_mu_;  // serialises Prefault
-  std::mutex flush_mu_;     // one flush at a time
+  std::mutex reserve_mu_;      // serialises ReserveSlow
+  std::mutex prefault_mu_;     // serialises Prefault
+  std::mutex flush_mu_;        // one flush at a time
 };
 
 }  // namespace rocketstore

@@ -87,8 +87,8 @@ class MappedFileQueue {
   // Store timestamp of the last record known flushed (checkpoint physicMsgTimestamp).
   int64_t FlushedStoreTimestamp() const;
 
-  // Preparer step: reserve + prefault (or zero-fill) the window ahead of the writer in the last file,
-  // and once it is more than half written create the next file (and sync the directory).
+  // Preparer step: reserve + prefault (or zero-fill) the window ahead of the writer in the last
+  // file, and once it is more than half written create the next file (and sync the directory).
   Status PrepareNext();
 
   // Sets the end of the queue to `end`: the file containing it gets its positions set

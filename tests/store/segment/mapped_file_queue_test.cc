@@ -275,7 +275,8 @@ TEST_F(MappedFileQueueTest, ZeroFillRacingTheWriterNeverLosesARecord) {
   });
   std::string expected;
   for (int i = 0; expected.size() + 70000 <= static_cast<size_t>(o.file_size); ++i) {
-    std::string rec(static_cast<size_t>(1000 + (i * 7919) % 69000), static_cast<char>('A' + i % 26));
+    std::string rec(static_cast<size_t>(1000 + (i * 7919) % 69000),
+                    static_cast<char>('A' + i % 26));
     WriteRecord(*f, rec);
     expected += rec;
   }
