@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <random>
 
+#include "base/coding.h"
 #include "base/crc32.h"
 #include "io/posix_file_system.h"
 #include "store/format/message_id.h"
@@ -36,15 +37,11 @@ bool IsForbiddenTopic(std::string_view t) {
 }
 
 std::string RandomHex32() {
-  static constexpr char kDigits[] = "0123456789ABCDEF";
   static thread_local std::mt19937_64 rng(std::random_device{}());
-  std::string out(32, '0');
-  for (int half = 0; half < 2; ++half) {
-    uint64_t v = rng();
-    for (int i = 15; i >= 0; --i, v >>= 4)
-      out[static_cast<size_t>(half * 16 + i)] = kDigits[v & 0xF];
-  }
-  return out;
+  uint8_t bytes[16];
+  EncodeFixed64BE(bytes, rng());
+  EncodeFixed64BE(bytes + 8, rng());
+  return HexUpper(bytes, sizeof(bytes));
 }
 
 int32_t ReadBe32(const uint8_t* p) {
