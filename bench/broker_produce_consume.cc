@@ -33,6 +33,7 @@
 #include <sstream>
 #include <thread>
 
+#include "base/thread_name.h"
 #include "bench/bench_util.h"
 #include "broker/broker.h"
 #include "namesrv/name_server.h"
@@ -117,6 +118,7 @@ Row RunSync(const std::string& addr, int n, double seconds, const std::string& b
   int64_t deadline = 0;
   for (int t = 0; t < n; ++t) {
     threads.emplace_back([&, t] {
+      SetCurrentThreadName("bench-sync");
       net::RemotingClient c;
       if (!c.Connect(addr).ok()) std::exit(1);
       while (!go.load()) std::this_thread::yield();
@@ -155,7 +157,12 @@ Row RunPipelined(const std::string& addr, int n, int depth, int io_threads, doub
   asio::io_context io;
   auto work = asio::make_work_guard(io);
   std::vector<std::thread> threads;
-  for (int i = 0; i < io_threads; ++i) threads.emplace_back([&io] { io.run(); });
+  for (int i = 0; i < io_threads; ++i) {
+    threads.emplace_back([&io] {
+      SetCurrentThreadName("bench-client");
+      io.run();
+    });
+  }
 
   struct Conn {
     std::unique_ptr<net::AsyncRemotingClient> client;

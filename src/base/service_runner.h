@@ -22,6 +22,8 @@
 #include <string>
 #include <thread>
 
+#include "base/thread_name.h"
+
 namespace rocketstore {
 
 namespace internal {
@@ -39,7 +41,10 @@ class RunnerThread {
     std::lock_guard<std::mutex> l(mu_);
     if (thread_.joinable()) return;
     stop_ = false;
-    thread_ = std::thread([this] { Loop(); });
+    thread_ = std::thread([this] {
+      SetCurrentThreadName(name_);
+      Loop();
+    });
   }
 
   // Stops after the step in progress, if any; runs no further step. Idempotent.

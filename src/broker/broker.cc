@@ -11,6 +11,7 @@
 
 #include "base/coding.h"
 #include "base/crc32.h"
+#include "base/thread_name.h"
 #include "io/posix_file_system.h"
 #include "store/format/message_id.h"
 #include "store/format/properties.h"
@@ -112,7 +113,9 @@ Status Broker::Start() {
     t.perm = kPermRead | kPermWrite | kPermInherit;
     topics_->Upsert(t);
   }
-  server_ = std::make_unique<net::RemotingServer>(options_.server);
+  net::ServerOptions server_options = options_.server;
+  server_options.thread_name = "broker-io";
+  server_ = std::make_unique<net::RemotingServer>(std::move(server_options));
   RegisterHandlers();
   server_->SetCloseListener([this](const net::ConnectionPtr& c) { OnConnectionClosed(c); });
   if (Status s = server_->Start(); !s.ok()) {
@@ -130,7 +133,10 @@ Status Broker::Start() {
   });
   started_ = true;
   register_requested_ = true;
-  hk_thread_ = std::thread([this] { Housekeeping(); });
+  hk_thread_ = std::thread([this] {
+    SetCurrentThreadName("broker-hk");
+    Housekeeping();
+  });
   return Status::OK();
 }
 

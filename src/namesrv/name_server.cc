@@ -12,8 +12,11 @@ using protocol::RequestCode;
 using protocol::ResponseCode;
 
 NameServer::NameServer(NameServerOptions options)
-    : options_(std::move(options)),
-      server_(std::make_unique<net::RemotingServer>(options_.server)) {
+    : options_(std::move(options)), server_(std::make_unique<net::RemotingServer>([this] {
+        net::ServerOptions o = options_.server;
+        o.thread_name = "namesrv-io";
+        return o;
+      }())) {
   server_->RegisterHandler(
       ToInt(RequestCode::kRegisterBroker),
       [this](const net::ConnectionPtr& conn,

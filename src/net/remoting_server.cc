@@ -3,6 +3,8 @@
 #include <chrono>
 #include <cstdio>
 
+#include "base/thread_name.h"
+
 namespace rocketstore::net {
 
 using protocol::RemotingCommand;
@@ -288,7 +290,10 @@ Status RemotingServer::Start() {
   DoAccept();
   started_ = true;
   for (int i = 0; i < std::max(1, options_.threads); ++i) {
-    threads_.emplace_back([this] { io_.run(); });
+    threads_.emplace_back([this] {
+      SetCurrentThreadName(options_.thread_name);
+      io_.run();
+    });
   }
   return Status::OK();
 }

@@ -55,6 +55,7 @@ struct ServerOptions {
   std::string host = "127.0.0.1";
   uint16_t port = 0;
   int threads = 1;
+  std::string thread_name = "remoting-io";  // the io threads' OS name (15 bytes shown)
   int64_t idle_timeout_ms = 120000;
   size_t max_write_queue_bytes = 64 << 20;
   protocol::Limits limits;
