@@ -19,6 +19,7 @@
 #include <rapidjson/reader.h>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cstddef>
 #include <cstring>
@@ -347,10 +348,286 @@ size_t Utf8SequenceLength(std::string_view text, size_t i) {
   return 0;
 }
 
+// The fast path. RocketMQ clients send headers in a small subset of JSON: printable ASCII,
+// escapes only for ASCII characters, integers as plain digits. This scanner reads exactly
+// that subset straight from the frame (copying only strings with escapes), emitting the
+// same events RapidJSON would to the same handler, so every rule about fields, limits and
+// nesting lives in one place. Anything outside the subset — a non-ASCII byte or escape, a
+// fraction, a syntax error —
+// makes it give up (kUnsupported) without judging the input; the caller then restores the
+// command and lets RapidJSON decode it, so that errors and liberal inputs are handled
+// (and reported) exactly as before.
+class FastJsonScanner {
+ public:
+  enum class Outcome { kDone, kHandlerFailed, kUnsupported };
+
+  FastJsonScanner(std::string_view text, HeaderHandler* handler)
+      : p_(text.data()), end_(text.data() + text.size()), handler_(handler) {}
+
+  Outcome Run() {
+    SkipWhitespace();
+    if (!Value()) return outcome_;
+    SkipWhitespace();
+    return p_ == end_ ? Outcome::kDone : Outcome::kUnsupported;
+  }
+
+ private:
+  bool Unsupported() {
+    outcome_ = Outcome::kUnsupported;
+    return false;
+  }
+  bool Emit(bool handler_ok) {
+    if (!handler_ok) outcome_ = Outcome::kHandlerFailed;
+    return handler_ok;
+  }
+
+  void SkipWhitespace() {
+    while (p_ != end_ && (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t')) ++p_;
+  }
+
+  bool Value() {
+    if (p_ == end_) return Unsupported();
+    switch (*p_) {
+      case '{':
+        return Object();
+      case '[':
+        return Array();
+      case '"': {
+        std::string_view s;
+        return ScanString(&s) &&
+               Emit(handler_->String(s.data(), static_cast<rapidjson::SizeType>(s.size()), false));
+      }
+      case 't':
+        return Literal("true") && Emit(handler_->Bool(true));
+      case 'f':
+        return Literal("false") && Emit(handler_->Bool(false));
+      case 'n':
+        return Literal("null") && Emit(handler_->Null());
+      default:
+        return Number();
+    }
+  }
+
+  bool Object() {
+    ++p_;  // '{'
+    if (!Emit(handler_->StartObject())) return false;
+    SkipWhitespace();
+    rapidjson::SizeType members = 0;
+    if (p_ != end_ && *p_ == '}') {
+      ++p_;
+      return Emit(handler_->EndObject(0));
+    }
+    while (true) {
+      std::string_view key;
+      if (p_ == end_ || *p_ != '"' || !ScanString(&key)) return Unsupported();
+      if (!Emit(handler_->Key(key.data(), static_cast<rapidjson::SizeType>(key.size()), false))) {
+        return false;
+      }
+      SkipWhitespace();
+      if (p_ == end_ || *p_ != ':') return Unsupported();
+      ++p_;
+      SkipWhitespace();
+      if (!Value()) return false;
+      ++members;
+      SkipWhitespace();
+      if (p_ == end_) return Unsupported();
+      if (*p_ == '}') {
+        ++p_;
+        return Emit(handler_->EndObject(members));
+      }
+      if (*p_ != ',') return Unsupported();
+      ++p_;
+      SkipWhitespace();
+    }
+  }
+
+  bool Array() {
+    ++p_;  // '['
+    if (!Emit(handler_->StartArray())) return false;
+    SkipWhitespace();
+    rapidjson::SizeType elements = 0;
+    if (p_ != end_ && *p_ == ']') {
+      ++p_;
+      return Emit(handler_->EndArray(0));
+    }
+    while (true) {
+      if (!Value()) return false;
+      ++elements;
+      SkipWhitespace();
+      if (p_ == end_) return Unsupported();
+      if (*p_ == ']') {
+        ++p_;
+        return Emit(handler_->EndArray(elements));
+      }
+      if (*p_ != ',') return Unsupported();
+      ++p_;
+      SkipWhitespace();
+    }
+  }
+
+  // A string of printable ASCII, where escapes may stand for ASCII characters (the Java
+  // client writes the property separators 0x01 and 0x02 as \u0001 and \u0002); `*p_` is
+  // its opening quote. Without escapes the result points into the header; with them, into
+  // `unescaped_`, valid until the next string is scanned (the handler copies what it keeps).
+  bool ScanString(std::string_view* out) {
+    const char* begin = p_ + 1;
+    const char* q = begin;
+    for (; q != end_; ++q) {
+      const auto b = static_cast<uint8_t>(*q);
+      if (b == '"') {
+        *out = std::string_view(begin, static_cast<size_t>(q - begin));
+        p_ = q + 1;
+        return true;
+      }
+      if (b == '\\') break;
+      if (b < 0x20 || b >= 0x80) return Unsupported();
+    }
+    unescaped_.assign(begin, static_cast<size_t>(q - begin));
+    while (q != end_) {
+      const auto b = static_cast<uint8_t>(*q);
+      if (b == '"') {
+        *out = unescaped_;
+        p_ = q + 1;
+        return true;
+      }
+      if (b < 0x20 || b >= 0x80) return Unsupported();
+      if (b != '\\') {
+        unescaped_.push_back(static_cast<char>(b));
+        ++q;
+        continue;
+      }
+      if (end_ - q < 2) return Unsupported();
+      char c;
+      switch (q[1]) {
+        case '"':
+        case '\\':
+        case '/':
+          c = q[1];
+          break;
+        case 'b':
+          c = '\b';
+          break;
+        case 'f':
+          c = '\f';
+          break;
+        case 'n':
+          c = '\n';
+          break;
+        case 'r':
+          c = '\r';
+          break;
+        case 't':
+          c = '\t';
+          break;
+        case 'u': {
+          // \u00XX below 0x80 only: others need UTF-8 encoding and surrogate rules.
+          if (end_ - q < 6 || q[2] != '0' || q[3] != '0') return Unsupported();
+          const int hi = HexDigit(q[4]), lo = HexDigit(q[5]);
+          if (hi < 0 || hi > 7 || lo < 0) return Unsupported();
+          unescaped_.push_back(static_cast<char>(hi * 16 + lo));
+          q += 6;
+          continue;
+        }
+        default:
+          return Unsupported();
+      }
+      unescaped_.push_back(c);
+      q += 2;
+    }
+    return Unsupported();
+  }
+
+  static int HexDigit(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  }
+
+  bool Literal(std::string_view word) {
+    if (static_cast<size_t>(end_ - p_) < word.size() ||
+        std::memcmp(p_, word.data(), word.size()) != 0) {
+      return Unsupported();
+    }
+    p_ += word.size();
+    return true;
+  }
+
+  // An integer: -?(0|[1-9][0-9]*), followed by something that cannot continue a number.
+  bool Number() {
+    const char* begin = p_;
+    const char* q = p_;
+    if (q != end_ && *q == '-') ++q;
+    if (q == end_ || *q < '0' || *q > '9') return Unsupported();
+    if (*q == '0') {
+      ++q;
+    } else {
+      while (q != end_ && *q >= '0' && *q <= '9') ++q;
+    }
+    if (q != end_ && (*q == '.' || *q == 'e' || *q == 'E' || (*q >= '0' && *q <= '9'))) {
+      return Unsupported();  // fractions and exponents: RapidJSON's job
+    }
+    p_ = q;
+    return Emit(handler_->RawNumber(begin, static_cast<rapidjson::SizeType>(q - begin), false));
+  }
+
+  const char* p_;
+  const char* const end_;
+  HeaderHandler* const handler_;
+  Outcome outcome_ = Outcome::kDone;
+  std::string unescaped_;
+};
+
+// The header fields a decoder may change, saved so a fast-path attempt can be undone.
+struct SavedHeader {
+  explicit SavedHeader(const RemotingCommand& c)
+      : code(c.code),
+        language(c.language),
+        version(c.version),
+        opaque(c.opaque),
+        flag(c.flag),
+        remark(c.remark),
+        ext_fields(c.ext_fields) {}
+  void RestoreTo(RemotingCommand* c) {
+    c->code = code;
+    c->language = language;
+    c->version = version;
+    c->opaque = opaque;
+    c->flag = flag;
+    c->remark = std::move(remark);
+    c->ext_fields = std::move(ext_fields);
+  }
+  int32_t code;
+  LanguageCode language;
+  int32_t version, opaque, flag;
+  std::optional<std::string> remark;
+  ExtFields ext_fields;
+};
+
+size_t ExtFieldsHint(std::span<const uint8_t> header) {
+  return static_cast<size_t>(std::count(header.begin(), header.end(), ':'));
+}
+
 }  // namespace
 
-Status DecodeJsonHeader(std::span<const uint8_t> header, const Limits& limits,
-                        RemotingCommand* command) {
+std::optional<Status> TryDecodeJsonHeaderFast(std::span<const uint8_t> header, const Limits& limits,
+                                              RemotingCommand* command) {
+  HeaderHandler handler(limits, command, /*may_escape=*/false, ExtFieldsHint(header));
+  FastJsonScanner scanner(
+      std::string_view(reinterpret_cast<const char*>(header.data()), header.size()), &handler);
+  switch (scanner.Run()) {
+    case FastJsonScanner::Outcome::kDone:
+      return Status::OK();
+    case FastJsonScanner::Outcome::kHandlerFailed:
+      return handler.error();
+    case FastJsonScanner::Outcome::kUnsupported:
+      break;
+  }
+  return std::nullopt;
+}
+
+Status DecodeJsonHeaderWithRapidJson(std::span<const uint8_t> header, const Limits& limits,
+                                     RemotingCommand* command) {
   // In-situ parsing decodes strings into this NUL-terminated copy. The extra NULs matter:
   // RapidJSON 1.1.0's UTF-8 validation takes the continuation bytes a lead byte announces
   // without looking for the end, so a 4-byte lead just before the end reads 3 bytes on.
@@ -361,8 +638,7 @@ Status DecodeJsonHeader(std::span<const uint8_t> header, const Limits& limits,
   text.append(kPadding - 1, '\0');  // plus the terminator std::string keeps
   rapidjson::InsituStringStream stream(text.data());
   const bool may_escape = std::memchr(header.data(), '\\', header.size()) != nullptr;
-  const size_t colons = static_cast<size_t>(std::count(header.begin(), header.end(), ':'));
-  HeaderHandler handler(limits, command, may_escape, colons);
+  HeaderHandler handler(limits, command, may_escape, ExtFieldsHint(header));
   rapidjson::Reader reader;
   const rapidjson::ParseResult parsed = reader.Parse<kParseFlags>(stream, handler);
   if (!handler.error().ok()) return handler.error();
@@ -379,6 +655,25 @@ Status DecodeJsonHeader(std::span<const uint8_t> header, const Limits& limits,
   return Status::OK();
 }
 
+Status DecodeJsonHeader(std::span<const uint8_t> header, const Limits& limits,
+                        RemotingCommand* command) {
+  SavedHeader saved(*command);
+  if (std::optional<Status> fast = TryDecodeJsonHeaderFast(header, limits, command)) {
+    return *std::move(fast);
+  }
+  saved.RestoreTo(command);
+  return DecodeJsonHeaderWithRapidJson(header, limits, command);
+}
+
+namespace {
+// The bytes a JSON string literal carries unchanged: printable ASCII but '"' and '\\'.
+constexpr std::array<bool, 256> kCopiedAsIs = [] {
+  std::array<bool, 256> t{};
+  for (int b = 0x20; b < 0x80; ++b) t[static_cast<size_t>(b)] = b != '"' && b != '\\';
+  return t;
+}();
+}  // namespace
+
 void AppendJsonString(std::string_view text, std::vector<uint8_t>* out) {
   static constexpr char kHex[] = "0123456789abcdef";
   out->push_back('"');
@@ -386,11 +681,7 @@ void AppendJsonString(std::string_view text, std::vector<uint8_t>* out) {
   while (i < text.size()) {
     // Fast path: a run of printable ASCII that needs no escaping is copied at once.
     size_t plain = i;
-    while (plain < text.size()) {
-      const auto b = static_cast<uint8_t>(text[plain]);
-      if (b < 0x20 || b >= 0x80 || b == '"' || b == '\\') break;
-      ++plain;
-    }
+    while (plain < text.size() && kCopiedAsIs[static_cast<uint8_t>(text[plain])]) ++plain;
     if (plain > i) {
       out->insert(out->end(), text.begin() + static_cast<ptrdiff_t>(i),
                   text.begin() + static_cast<ptrdiff_t>(plain));

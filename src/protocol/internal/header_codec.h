@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -23,6 +24,16 @@ namespace rocketstore::protocol::internal {
 
 Status DecodeJsonHeader(std::span<const uint8_t> header, const Limits& limits,
                         RemotingCommand* command);
+// DecodeJsonHeader's two halves, exposed for the differential test and fuzzer.
+// The fast path decodes the JSON subset real clients send (printable ASCII, escapes of
+// ASCII characters only, integers without fraction or exponent) from `header`; for anything
+// else it returns nullopt, having possibly changed `*command` part way. The RapidJSON
+// path decodes any input, with the error messages the codec documents. On every input
+// the fast path accepts, both give the same status and the same fields.
+std::optional<Status> TryDecodeJsonHeaderFast(std::span<const uint8_t> header, const Limits& limits,
+                                              RemotingCommand* command);
+Status DecodeJsonHeaderWithRapidJson(std::span<const uint8_t> header, const Limits& limits,
+                                     RemotingCommand* command);
 Status DecodeBinaryHeader(std::span<const uint8_t> header, const Limits& limits,
                           RemotingCommand* command);
 

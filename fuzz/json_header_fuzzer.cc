@@ -1,0 +1,74 @@
+// libFuzzer target for the JSON header decoder (protocol/internal/header_codec.h): the
+// fast path — a scanner for the subset of JSON real clients send — against the RapidJSON
+// path, on arbitrary bytes, with small and default limits. Wherever the fast path answers,
+// its status (code and message) and decoded fields must equal RapidJSON's; the combined
+// decoder must always give RapidJSON's answer, even when the fast path gave up part way
+// through (it must undo what it had already set).
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+#include <span>
+
+#include "protocol/internal/header_codec.h"
+
+namespace {
+
+using namespace rocketstore;                      // NOLINT(build/namespaces)
+using namespace rocketstore::protocol;            // NOLINT(build/namespaces)
+using namespace rocketstore::protocol::internal;  // NOLINT(build/namespaces)
+
+#define FUZZ_CHECK(cond)                                                            \
+  do {                                                                              \
+    if (!(cond)) {                                                                  \
+      std::fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+      std::abort();                                                                 \
+    }                                                                               \
+  } while (0)
+
+bool SameHeader(const RemotingCommand& a, const RemotingCommand& b) {
+  return a.code == b.code && a.language == b.language && a.version == b.version &&
+         a.opaque == b.opaque && a.flag == b.flag && a.remark == b.remark &&
+         a.ext_fields == b.ext_fields;
+}
+
+void Check(std::span<const uint8_t> header, const Limits& limits) {
+  RemotingCommand slow_cmd;
+  const Status slow = DecodeJsonHeaderWithRapidJson(header, limits, &slow_cmd);
+
+  RemotingCommand fast_cmd;
+  const std::optional<Status> fast = TryDecodeJsonHeaderFast(header, limits, &fast_cmd);
+  if (fast.has_value()) {
+    FUZZ_CHECK(fast->code() == slow.code());
+    FUZZ_CHECK(fast->message() == slow.message());
+    if (slow.ok()) FUZZ_CHECK(SameHeader(fast_cmd, slow_cmd));
+  }
+
+  // Start from a command with every header field set, so an unrestored field shows.
+  RemotingCommand combined_cmd;
+  combined_cmd.code = 77;
+  combined_cmd.opaque = 78;
+  combined_cmd.remark = "before";
+  combined_cmd.ext_fields.Set("before", "1");
+  RemotingCommand expected_cmd = combined_cmd;
+  const Status expected = DecodeJsonHeaderWithRapidJson(header, limits, &expected_cmd);
+  const Status combined = DecodeJsonHeader(header, limits, &combined_cmd);
+  FUZZ_CHECK(combined.code() == expected.code());
+  FUZZ_CHECK(combined.message() == expected.message());
+  if (expected.ok()) FUZZ_CHECK(SameHeader(combined_cmd, expected_cmd));
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::span<const uint8_t> header(data, size);
+  Limits small;
+  small.max_ext_fields = 8;
+  small.max_key_length = 16;
+  small.max_value_length = 64;
+  small.max_remark_length = 32;
+  small.max_json_depth = 4;
+  Check(header, small);
+  Check(header, Limits{});
+  return 0;
+}

@@ -1,0 +1,225 @@
+// The JSON header decoder's fast path (a scanner for the subset real clients send) against
+// its RapidJSON path: on every input the fast path accepts, both must give the same status
+// and the same fields; on the headers real clients send, the fast path must be the one
+// that answers.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <optional>
+#include <random>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "protocol/internal/header_codec.h"
+
+namespace rocketstore::protocol::internal {
+namespace {
+
+std::span<const uint8_t> Bytes(std::string_view s) {
+  return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
+}
+
+bool SameHeader(const RemotingCommand& a, const RemotingCommand& b) {
+  return a.code == b.code && a.language == b.language && a.version == b.version &&
+         a.opaque == b.opaque && a.flag == b.flag && a.remark == b.remark &&
+         a.ext_fields == b.ext_fields;
+}
+
+Limits SmallLimits() {
+  Limits l;
+  l.max_ext_fields = 8;
+  l.max_key_length = 16;
+  l.max_value_length = 64;
+  l.max_remark_length = 32;
+  l.max_json_depth = 4;
+  return l;
+}
+
+// Runs both paths on fresh commands. Returns whether the fast path answered; when it did,
+// checks that its answer equals RapidJSON's.
+bool CheckAgreement(std::string_view header, const Limits& limits) {
+  RemotingCommand fast_cmd, slow_cmd;
+  const std::optional<Status> fast = TryDecodeJsonHeaderFast(Bytes(header), limits, &fast_cmd);
+  const Status slow = DecodeJsonHeaderWithRapidJson(Bytes(header), limits, &slow_cmd);
+  // The combined decoder always gives RapidJSON's answer.
+  RemotingCommand combined_cmd;
+  const Status combined = DecodeJsonHeader(Bytes(header), limits, &combined_cmd);
+  EXPECT_EQ(combined.code(), slow.code()) << header;
+  EXPECT_EQ(combined.message(), slow.message()) << header;
+  if (slow.ok()) {
+    EXPECT_TRUE(SameHeader(combined_cmd, slow_cmd)) << header;
+  }
+  if (!fast.has_value()) return false;
+  EXPECT_EQ(fast->code(), slow.code()) << header;
+  EXPECT_EQ(fast->message(), slow.message()) << header;
+  if (slow.ok()) {
+    EXPECT_TRUE(SameHeader(fast_cmd, slow_cmd)) << header;
+  }
+  return true;
+}
+
+// A SEND_MESSAGE_V2 header as the Java client (fastjson) writes it.
+const std::string kJavaSendV2 =
+    R"({"code":310,"extFields":{"a":"please_rename_unique_group_name","b":"TopicTest",)"
+    R"("c":"TBW102","d":"4","e":"3","f":"0","g":"1700000000123","h":"0",)"
+    R"("i":"TAGS\u0001TagA\u0002KEYS\u0001k1\u0002WAIT\u0001true\u0002","j":"0","k":"false",)"
+    R"("m":"false","n":"broker-a"},"flag":0,"language":"JAVA","opaque":42,)"
+    R"("serializeTypeCurrentRPC":"JSON","version":399})";
+
+TEST(JsonHeaderFastPathTest, AnswersForWhatClientsSend) {
+  const Limits limits;
+  // The Java client escapes the property separators (\u0001, \u0002).
+  EXPECT_TRUE(CheckAgreement(kJavaSendV2, limits));
+  RemotingCommand java;
+  ASSERT_TRUE(TryDecodeJsonHeaderFast(Bytes(kJavaSendV2), limits, &java).value().ok());
+  EXPECT_EQ(*java.FindField("i"), "TAGS\x01TagA\x02KEYS\x01k1\x02WAIT\x01true\x02");
+  std::string raw = kJavaSendV2;
+  for (const auto& [from, to] :
+       {std::pair<std::string, std::string>{"\\u0001", "\x01"}, {"\\u0002", "\x02"}}) {
+    for (size_t p = raw.find(from); p != std::string::npos; p = raw.find(from, p)) {
+      raw.replace(p, from.size(), to);
+    }
+  }
+  EXPECT_FALSE(CheckAgreement(raw, limits)) << "control bytes are not JSON: RapidJSON's error";
+  const std::string plain =
+      R"({"code":310,"extFields":{"a":"g","b":"TopicTest","c":"TBW102","d":4,"e":-1,)"
+      R"("f":0,"g":1700000000123,"h":0,"j":0,"k":false,"m":null},"flag":0,)"
+      R"("language":"JAVA","opaque":42,"serializeTypeCurrentRPC":"JSON","version":399})";
+  EXPECT_TRUE(CheckAgreement(plain, limits));
+  RemotingCommand cmd;
+  ASSERT_TRUE(TryDecodeJsonHeaderFast(Bytes(plain), limits, &cmd).value().ok());
+  EXPECT_EQ(cmd.code, 310);
+  EXPECT_EQ(cmd.opaque, 42);
+  EXPECT_EQ(cmd.version, 399);
+  EXPECT_EQ(*cmd.FindField("b"), "TopicTest");
+  EXPECT_EQ(*cmd.FindField("e"), "-1");
+  EXPECT_EQ(*cmd.FindField("g"), "1700000000123");
+  EXPECT_EQ(*cmd.FindField("k"), "false");
+  EXPECT_FALSE(cmd.FindField("m").has_value());  // null: absent, as Java reads it
+
+  // What our own encoder writes (responses, the C++ client's requests) is in the subset.
+  RemotingCommand reply;
+  reply.code = 0;
+  reply.opaque = 7;
+  reply.flag = 1;
+  reply.remark = "ok";
+  reply.ext_fields.Set("msgId", "7F00000100002A9F0000000000000000");
+  reply.ext_fields.Set("queueOffset", "12");
+  std::vector<uint8_t> encoded;
+  EncodeJsonHeader(reply, &encoded);
+  EXPECT_TRUE(CheckAgreement(
+      std::string_view(reinterpret_cast<const char*>(encoded.data()), encoded.size()), limits));
+}
+
+TEST(JsonHeaderFastPathTest, AgreesWithRapidJsonOnEdgeCases) {
+  const Limits limits = SmallLimits();
+  int answered = 0;
+  const char* cases[] = {
+      // accepted subset, including whitespace everywhere JSON allows it
+      R"({})",
+      " \t\r\n{ \"code\" : 12 , \"extFields\" : { \"x\" : \"y\" } } \n",
+      R"({"code":-0,"opaque":2147483647,"flag":-2147483648})",
+      R"({"code":"12","version":"7","language":"CPP"})",
+      R"({"language":3})",
+      R"({"remark":null,"extFields":null})",
+      R"({"extFields":{"a":"1","a":"2"}})",  // a repeated name: the last wins
+      R"({"extFields":{"a":"1"},"extFields":{"b":"2"}})",
+      R"({"extFields":{"a":true,"b":false,"c":null,"d":0}})",
+      R"({"unknown":{"deep":[1,[2,{"x":null}],true]},"code":5})",
+      R"({"unknown":[],"other":{}})",
+      R"({"remark":"a\"b\\c\/d\b\f\n\r\t"})",
+      R"({"extFields":{"i":"x\u0001y\u001Fz\u007f","k\u0041":"v"}})",
+      R"({"remark":"nul\u0000inside"})",
+      // refused by the handler (the same error either way)
+      R"({"code":2147483648})",
+      R"({"code":true})",
+      R"({"code":{}})",
+      R"({"code":[]})",
+      R"({"extFields":{"a":{}}})",
+      R"({"extFields":{"a":[]}})",
+      R"({"extFields":"x"})",
+      R"({"remark":"a remark that is longer than thirty-two bytes"})",
+      R"({"extFields":{"a_key_longer_than_16":"v"}})",
+      R"({"extFields":{"a":"1","b":"2","c":"3","d":"4","e":"5","f":"6","g":"7","h":"8","i":"9"}})",
+      R"({"u":[[[[[[1]]]]]]})",
+      R"([])",
+      R"("text")",
+      R"(12)",
+      R"({"language":true})",
+      // outside the subset: RapidJSON decides
+      R"({"code":1.5})",
+      R"({"code":1e3})",
+      R"({"code":01})",
+      R"({"code":-})",
+      R"({"remark":"caf\u00e9"})",
+      "{\"remark\":\"caf\xc3\xa9\"}",
+      "{\"remark\":\"\xff\"}",
+      R"({"remark":"\u0080"})",
+      R"({"remark":"\u00e9"})",
+      R"({"remark":"\ud800\udc00"})",
+      R"({"remark":"\udc00"})",
+      R"({"remark":"\u00g1"})",
+      R"({"remark":"\u001"})",
+      R"({"remark":"\x"})",
+      R"({"remark":"ends with \)",
+      R"({"code":12,})",
+      R"({"code":12} x)",
+      R"({"code":12)",
+      R"({"code" 12})",
+      R"({code:12})",
+      R"({"code":tru})",
+      R"({"code":nul})",
+      "",
+      "   ",
+  };
+  for (const char* c : cases) answered += CheckAgreement(c, limits) ? 1 : 0;
+  std::string with_nul("{\"remark\":\"a\0b\"}", 16);
+  CheckAgreement(with_nul, limits);
+  std::string nul_after("{\"code\":1}\0", 11);
+  CheckAgreement(nul_after, limits);
+  EXPECT_GE(answered, 20) << "the fast path should answer for most of these";
+}
+
+// Random mutations of real-looking headers: byte flips, insertions and deletions drawn
+// from JSON's own alphabet, so that many mutants stay inside the fast path's subset.
+TEST(JsonHeaderFastPathTest, AgreesWithRapidJsonOnMutants) {
+  const std::string seeds[] = {
+      R"({"code":310,"extFields":{"a":"g","b":"TopicTest","e":"-1","g":"1700000000123"},)"
+      R"("flag":0,"language":"JAVA","opaque":42,"serializeTypeCurrentRPC":"JSON","version":399})",
+      R"({"code":0,"extFields":{"msgId":"7F0000012A9F","queueId":"3"},"flag":1,"opaque":9,)"
+      R"("remark":"x","u":[1,{"v":null}]})",
+  };
+  const std::string alphabet = "{}[]:,\"\\ 0123456789-+.eEtrufalsn\tabc\x01\x80";
+  std::mt19937 rng(20261130);
+  const Limits limits = SmallLimits();
+  int answered = 0, total = 0;
+  for (int i = 0; i < 30000; ++i) {
+    std::string s = seeds[static_cast<size_t>(i) % 2];
+    const int edits = 1 + static_cast<int>(rng() % 3);
+    for (int e = 0; e < edits && !s.empty(); ++e) {
+      const size_t pos = rng() % s.size();
+      const char c = alphabet[rng() % alphabet.size()];
+      switch (rng() % 3) {
+        case 0:
+          s[pos] = c;
+          break;
+        case 1:
+          s.insert(s.begin() + static_cast<std::ptrdiff_t>(pos), c);
+          break;
+        default:
+          s.erase(pos, 1);
+      }
+    }
+    ++total;
+    answered += CheckAgreement(s, limits) ? 1 : 0;
+    if (::testing::Test::HasFailure()) break;
+  }
+  // Both outcomes must be well represented, or the comparison proves little.
+  EXPECT_GT(answered, total / 10);
+  EXPECT_LT(answered, total * 9 / 10);
+}
+
+}  // namespace
+}  // namespace rocketstore::protocol::internal
