@@ -62,6 +62,7 @@ inline bool SameName(const std::string& a, std::string_view b) {
 // ---- ExtFields ------------------------------------------------------------------------------
 
 const std::string* ExtFields::Find(std::string_view name) const {
+  if ((first_bytes_ & FirstByteBit(name)) == 0) return nullptr;
   for (const Entry& e : entries_) {
     if (SameName(e.first, name)) return &e.second;
   }
@@ -69,12 +70,16 @@ const std::string* ExtFields::Find(std::string_view name) const {
 }
 
 void ExtFields::Set(std::string name, std::string value) {
-  for (Entry& e : entries_) {
-    if (SameName(e.first, name)) {
-      e.second = std::move(value);
-      return;
+  const uint64_t bit = FirstByteBit(name);
+  if ((first_bytes_ & bit) != 0) {
+    for (Entry& e : entries_) {
+      if (SameName(e.first, name)) {
+        e.second = std::move(value);
+        return;
+      }
     }
   }
+  first_bytes_ |= bit;
   entries_.emplace_back(std::move(name), std::move(value));
 }
 
@@ -83,6 +88,8 @@ bool ExtFields::Erase(std::string_view name) {
                          [&](const Entry& e) { return SameName(e.first, name); });
   if (it == entries_.end()) return false;
   entries_.erase(it);
+  first_bytes_ = 0;
+  for (const Entry& e : entries_) first_bytes_ |= FirstByteBit(e.first);
   return true;
 }
 

@@ -41,6 +41,43 @@ TEST(ExtFieldsTest, KeepsInsertionOrderAndReplacesInPlace) {
   EXPECT_EQ(f.Find("zz"), nullptr);
 }
 
+// Names whose first bytes agree in their low six bits ('a' = 0x61, '!' = 0x21, "" counts
+// as 0x00 like '@' = 0x40) share the duplicate filter's bit and must still be told apart,
+// through replacements, erasures and Clear.
+TEST(ExtFieldsTest, NamesSharingAFilterBitStayDistinct) {
+  ExtFields f;
+  f.Set("a", "1");
+  f.Set("!", "2");
+  f.Set("ab", "3");
+  f.Set("", "4");
+  f.Set("@", "5");
+  f.Set("!", "20");
+  EXPECT_EQ(f.size(), 5u);
+  EXPECT_EQ(*f.Find("a"), "1");
+  EXPECT_EQ(*f.Find("!"), "20");
+  EXPECT_EQ(*f.Find("ab"), "3");
+  EXPECT_EQ(*f.Find(""), "4");
+  EXPECT_EQ(*f.Find("@"), "5");
+  EXPECT_EQ(f.Find("!b"), nullptr);
+  EXPECT_TRUE(f.Erase("a"));
+  EXPECT_EQ(f.Find("a"), nullptr);
+  EXPECT_EQ(*f.Find("!"), "20");  // the bit stays while another name needs it
+  f.Set("a", "6");
+  EXPECT_EQ(f.size(), 5u);
+  EXPECT_TRUE(f.Erase("!"));
+  EXPECT_TRUE(f.Erase("ab"));
+  EXPECT_TRUE(f.Erase("a"));
+  EXPECT_EQ(f.Find("a"), nullptr);
+  f.Set("a", "7");
+  f.Set("a", "8");
+  EXPECT_EQ(f.size(), 3u);
+  EXPECT_EQ(*f.Find("a"), "8");
+  f.Clear();
+  EXPECT_EQ(f.Find("a"), nullptr);
+  f.Set("a", "9");
+  EXPECT_EQ(f.size(), 1u);
+}
+
 TEST(ParseJavaLongTest, AcceptsJavaSyntaxOnly) {
   EXPECT_EQ(ParseJavaLong("0"), 0);
   EXPECT_EQ(ParseJavaLong("-1"), -1);
