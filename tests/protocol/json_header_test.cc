@@ -182,6 +182,27 @@ TEST(JsonHeaderFastPathTest, AgreesWithRapidJsonOnEdgeCases) {
   EXPECT_GE(answered, 20) << "the fast path should answer for most of these";
 }
 
+// The scanner skips plain bytes eight at a time: put each kind of special byte at every
+// offset of a long string, so that it is found in every lane of a word and in the tail.
+TEST(JsonHeaderFastPathTest, FindsSpecialBytesAtEveryOffset) {
+  const Limits limits;
+  const std::string specials[] = {"\\u0001", "\\\"",     "\\n",  "\\u0080", "\x01",
+                                  "\x7f",    "\xc3\xa9", "\x1f", " ",       "~"};
+  int answered = 0;
+  for (const std::string& special : specials) {
+    for (size_t at = 0; at <= 19; ++at) {
+      for (size_t len : {at, at + 1, at + 8, at + 20}) {
+        std::string value(len, 'x');
+        value.insert(at, special);
+        const std::string header =
+            R"({"code":1,"extFields":{"k":")" + value + R"("},"remark":")" + value + R"("})";
+        answered += CheckAgreement(header, limits) ? 1 : 0;
+      }
+    }
+  }
+  EXPECT_GE(answered, 5 * 20 * 4);  // the escapes of ASCII and the plain bytes
+}
+
 // Random mutations of real-looking headers: byte flips, insertions and deletions drawn
 // from JSON's own alphabet, so that many mutants stay inside the fast path's subset.
 TEST(JsonHeaderFastPathTest, AgreesWithRapidJsonOnMutants) {
