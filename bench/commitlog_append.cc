@@ -14,6 +14,7 @@
 //   commitlog_append [--mode async|sync|both] [--seconds S] [--sizes 128,1024,4096]
 //                    [--threads 1,4,64] [--sync-threads 1,8,64,256]
 //                    [--sync-method fdatasync|msync] [--no-zero-fill] [--segment-mib 1024]
+//                    [--resident-mib N]
 // Scratch files go to $ROCKETSTORE_BENCH_DIR (default ./build/bench-data).
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -50,8 +51,10 @@ struct Config {
   std::string sync_producers = "both";  // threads | async | both
   FlushMethod sync_method = FlushMethod::kFdatasync;
   bool zero_fill = true;  // --no-zero-fill: SYNC_FLUSH flushes into unwritten extents
-  bool flush = true;      // --no-flush: diagnostics only (no background flusher)
-  bool prepare = true;    // --no-prepare: diagnostics only (no segment preparer)
+  // --resident-mib: commit log page cache kept behind the writer (the store's default).
+  int64_t resident_bytes = StoreOptions{}.commit_log_resident_window_bytes;
+  bool flush = true;    // --no-flush: diagnostics only (no background flusher)
+  bool prepare = true;  // --no-prepare: diagnostics only (no segment preparer)
 };
 
 const std::string kTopic = "BenchTopic";
@@ -113,6 +116,7 @@ RunResult RunStore(const Config& cfg, int body_size, int threads) {
   CommitLogOptions o;
   o.dir = dir.path() + "/commitlog";
   o.segment_size = cfg.segment_size;
+  o.resident_window_bytes = cfg.resident_bytes;
   auto log_or = CommitLog::Open(PosixFileSystem::Default(), o, Clock::Real(), health);
   if (!log_or.ok()) {
     std::fprintf(stderr, "open: %s\n", log_or.status().ToString().c_str());
@@ -254,6 +258,7 @@ std::unique_ptr<MessageStore> OpenSyncStore(const Config& cfg, const std::string
   o.flush_disk_type = FlushDiskType::kSyncFlush;
   o.sync_flush_method = cfg.sync_method;
   o.sync_flush_zero_fill = cfg.zero_fill;
+  o.commit_log_resident_window_bytes = cfg.resident_bytes;
   auto store_or = MessageStore::Open(o, PosixFileSystem::Default(), Clock::Real());
   if (!store_or.ok()) {
     std::fprintf(stderr, "open: %s\n", store_or.status().ToString().c_str());
@@ -453,6 +458,8 @@ int main(int argc, char** argv) {
       cfg.sync_producers = next();
     else if (a == "--no-zero-fill")
       cfg.zero_fill = false;
+    else if (a == "--resident-mib")
+      cfg.resident_bytes = std::stoll(next()) << 20;
     else if (a == "--sync-method")
       cfg.sync_method = std::string(next()) == "msync" ? rocketstore::FlushMethod::kMsync
                                                        : rocketstore::FlushMethod::kFdatasync;
@@ -461,7 +468,12 @@ int main(int argc, char** argv) {
                    "usage: commitlog_append [--mode async|sync|both] [--seconds S] "
                    "[--sizes 128,1024,4096] [--threads 1,4,64] [--sync-threads 1,8,64,256] "
                    "[--sync-producers threads|async|both] [--sync-method fdatasync|msync] "
-                   "[--no-zero-fill] [--segment-mib 1024]\n");
+                   "[--no-zero-fill] [--segment-mib 1024] [--resident-mib N]\n"
+                   "  --resident-mib: commit log page cache kept behind the writer; older "
+                   "flushed pages are dropped so appends reuse freed memory (0 = keep all; "
+                   "default: the store's, %lld)\n",
+                   static_cast<long long>(
+                       rocketstore::StoreOptions{}.commit_log_resident_window_bytes >> 20));
       return a == "--help" ? 0 : 2;
     }
   }

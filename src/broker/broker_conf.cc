@@ -100,6 +100,9 @@ Status ApplyBrokerConf(std::string_view text, BrokerOptions& o, std::vector<std:
     } else if (key == "syncFlushZeroFill") {  // rocketstore's own (docs/durability.md)
       if (!as_bool(b)) return bad("true/false");
       o.store.sync_flush_zero_fill = b;
+    } else if (key == "commitLogResidentWindow") {  // rocketstore's own (docs/operations.md)
+      if (!as_int(n) || n < 0) return bad("a size in bytes >= 0 (0 keeps the page cache)");
+      o.store.commit_log_resident_window_bytes = n;
     } else if (key == "syncFlushTimeout") {
       if (!as_int(n) || n <= 0) return bad("a positive number");
       o.store.sync_flush_timeout_ms = n;

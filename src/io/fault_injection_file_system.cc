@@ -322,6 +322,13 @@ class FaultMappedRegion final : public MappedRegion {
     return fs_->CheckWorldLocked(world_.get(), What("readahead", path_));
   }
 
+  // A hint: the bytes stay, so there is nothing to model; not counted as an operation.
+  Status Unmap(size_t offset, size_t len) override {
+    std::lock_guard<std::mutex> lock(fs_->mu_);
+    RS_RETURN_IF_ERROR(fs_->CheckWorldLocked(world_.get(), What("unmap", path_)));
+    return CheckRange("unmap", offset, len);
+  }
+
   Status Prefault(size_t offset, size_t len) override {
     const std::string what = What("prefault", path_);
     std::lock_guard<std::mutex> lock(fs_->mu_);
@@ -424,6 +431,12 @@ class FaultFile final : public File {
     }
     f.durable.assign(f.buf, f.buf + f.size);
     return Status::OK();
+  }
+
+  // A hint: the bytes stay, so there is nothing to model; not counted as an operation.
+  Status DropCache(uint64_t, uint64_t) override {
+    std::lock_guard<std::mutex> lock(fs_->mu_);
+    return fs_->CheckWorldLocked(world_.get(), What("drop cache", path_));
   }
 
   Result<std::unique_ptr<MappedRegion>> Map(uint64_t offset, size_t len, bool writable) override {

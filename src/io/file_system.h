@@ -65,6 +65,12 @@ class MappedRegion {
   // being written under SYNC_FLUSH uses false: writeback writes a dirty folio whole, so
   // with large folios every small flush rewrote up to a MiB (docs/durability.md).
   virtual Status SetReadahead(bool enabled) = 0;
+
+  // A hint that changes no byte: unmaps the whole pages inside [offset, offset + len) from
+  // this mapping (MADV_DONTNEED; a later access maps them again, from the page cache or
+  // the file). With File::DropCache it lets the page cache give those pages back.
+  // REQUIRES: offset + len <= size().
+  virtual Status Unmap(size_t offset, size_t len) = 0;
 };
 
 // An open file. Closed by the destructor (errors on close are not reportable there;
@@ -91,6 +97,13 @@ class File {
 
   // Makes all written data of this file (by PWrite or mappings) durable (fdatasync).
   virtual Status Sync() = 0;
+
+  // A hint that changes no byte: asks the OS to drop the file's pages in
+  // [offset, offset + len) from the page cache (POSIX_FADV_DONTNEED). It drops only pages
+  // that are written back and mapped nowhere (see MappedRegion::Unmap); a later read
+  // brings them in again. Used to recycle page-cache memory behind the commit log's
+  // writer (MappedFileQueue::Options::resident_window_bytes).
+  virtual Status DropCache(uint64_t offset, uint64_t len) = 0;
 
   // Maps [offset, offset + len) of the file, read-write if `writable` (the file must
   // have been opened writable). REQUIRES: offset + len <= Size().

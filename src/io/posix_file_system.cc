@@ -100,6 +100,23 @@ class PosixMappedRegion final : public MappedRegion {
     return Status::OK();
   }
 
+  Status Unmap(size_t offset, size_t len) override {
+    if (offset > size_ || len > size_ - offset) {
+      return OutOfRange("unmap " + path_ + ": range [" + std::to_string(offset) + ", +" +
+                        std::to_string(len) + ") exceeds mapping of " + std::to_string(size_) +
+                        " bytes");
+    }
+    // Whole pages inside the range only: a partly covered page may hold bytes in use.
+    const size_t page = PageSize();
+    const size_t from = (delta_ + offset + page - 1) & ~(page - 1);  // relative to base_
+    const size_t to = (delta_ + offset + len) & ~(page - 1);
+    if (from >= to) return Status::OK();
+    if (::madvise(base_ + from, to - from, MADV_DONTNEED) != 0) {
+      return FsErrnoStatus(What("madvise dontneed", path_), errno);
+    }
+    return Status::OK();
+  }
+
   Status Prefault(size_t offset, size_t len) override {
     if (offset > size_ || len > size_ - offset) {
       return OutOfRange("prefault " + path_ + ": range [" + std::to_string(offset) + ", +" +
@@ -220,6 +237,14 @@ class PosixFile final : public File {
       rc = ::fdatasync(fd_);
     } while (rc != 0 && errno == EINTR);
     if (rc != 0) return FsErrnoStatus(What("fdatasync", path_), errno);
+    return Status::OK();
+  }
+
+  Status DropCache(uint64_t offset, uint64_t len) override {
+    if (len == 0) return Status::OK();
+    const int rc = ::posix_fadvise(fd_, static_cast<off_t>(offset), static_cast<off_t>(len),
+                                   POSIX_FADV_DONTNEED);
+    if (rc != 0) return FsErrnoStatus(What("fadvise dontneed", path_), rc);
     return Status::OK();
   }
 

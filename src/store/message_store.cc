@@ -13,6 +13,7 @@ CommitLogOptions ToCommitLogOptions(const StoreOptions& o) {
   c.max_message_body_bytes = o.max_message_body_bytes;
   c.reserve_chunk_bytes = o.reserve_chunk_bytes;
   c.prefault_window_bytes = o.prefault_window_bytes < 0 ? 32 << 20 : o.prefault_window_bytes;
+  c.resident_window_bytes = o.commit_log_resident_window_bytes;
   if (o.flush_disk_type == FlushDiskType::kSyncFlush) {
     c.populate_pages = false;
     c.readahead_while_writing = false;

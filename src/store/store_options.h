@@ -45,6 +45,12 @@ struct StoreOptions {
   // writer, so flushes land on written extents and need no journal commit. Costs a second
   // write of every segment; flushes measured ~1.5x faster here (docs/durability.md).
   bool sync_flush_zero_fill = true;
+  // Page-cache memory of the commit log kept behind the writer. Flushed bytes further
+  // behind are dropped from the page cache by the segment preparer, so that appending
+  // reuses just-freed memory instead of touching fresh memory, which costs ~10x more on
+  // VMs that hand freed memory back to the host (docs/benchmarks.md). Consumers reading
+  // further behind read from disk. 0 = keep everything cached (RocketMQ's behaviour).
+  int64_t commit_log_resident_window_bytes = int64_t{1} << 30;
 
   // Retention and disk safety (fileReservedTime, deleteWhen, diskMaxUsedSpaceRatio...).
   RetentionOptions retention;

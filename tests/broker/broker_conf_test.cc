@@ -16,6 +16,7 @@ TEST(BrokerConfTest, AppliesKnownKeysAndReportsOthers) {
       "namesrvAddr=127.0.0.1:9876;127.0.0.1:9877\n"
       "flushDiskType=SYNC_FLUSH\n"
       "syncFlushZeroFill=false\n"
+      "commitLogResidentWindow=268435456\n"
       "maxMessageSize=1024\n"
       "autoCreateTopicEnable=false\n"
       "brokerRole=ASYNC_MASTER\n"
@@ -27,6 +28,7 @@ TEST(BrokerConfTest, AppliesKnownKeysAndReportsOthers) {
   EXPECT_EQ(o.namesrv_addrs, (std::vector<std::string>{"127.0.0.1:9876", "127.0.0.1:9877"}));
   EXPECT_EQ(o.store.flush_disk_type, FlushDiskType::kSyncFlush);
   EXPECT_FALSE(o.store.sync_flush_zero_fill);
+  EXPECT_EQ(o.store.commit_log_resident_window_bytes, int64_t{256} << 20);
   EXPECT_EQ(o.store.max_message_body_bytes, 1024u);
   EXPECT_FALSE(o.auto_create_topic);
   EXPECT_EQ(ignored, (std::vector<std::string>{"brokerRole"}));
@@ -38,6 +40,7 @@ TEST(BrokerConfTest, BadValuesNameTheKey) {
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("listenPort"), std::string::npos);
   EXPECT_FALSE(ApplyBrokerConf("flushDiskType=SOMETIMES\n", o, nullptr).ok());
+  EXPECT_FALSE(ApplyBrokerConf("commitLogResidentWindow=-1\n", o, nullptr).ok());
   EXPECT_FALSE(ApplyBrokerConf("justakey\n", o, nullptr).ok());
 }
 

@@ -22,6 +22,7 @@ MappedFileQueue::Options QueueOptions(const CommitLogOptions& o) {
   q.populate_pages = o.populate_pages;
   q.file.readahead_while_writing = o.readahead_while_writing;
   q.file.zero_fill_ahead = o.append_with_pwrite && o.zero_fill_ahead;
+  q.resident_window_bytes = o.resident_window_bytes;
   return q;
 }
 

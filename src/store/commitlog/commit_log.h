@@ -69,6 +69,9 @@ struct CommitLogOptions {
   // (MappedFile::ZeroFill) so flushes need no extent conversion in the journal.
   bool zero_fill_ahead = false;
   int64_t os_page_cache_busy_millis = 1000;  // osPageCacheBusyTimeOutMills
+  // > 0: flushed bytes this far behind the writer leave the page cache (see
+  // MappedFileQueue::Options::resident_window_bytes); 0 keeps them cached.
+  int64_t resident_window_bytes = 0;
 };
 
 // Where one appended record went.

@@ -111,6 +111,22 @@ Status MappedFile::Prefault(int64_t from, int64_t to) {
   return Status::OK();
 }
 
+Result<int64_t> MappedFile::DropCache(int64_t to) {
+  // The page cache keeps a file in naturally aligned folios of up to 2 MiB, and drops
+  // only folios wholly inside the range: a boundary inside a folio would keep it forever.
+  constexpr int64_t kAlign = 2 << 20;
+  std::lock_guard<std::mutex> l(prefault_mu_);
+  const int64_t from = dropped_.load(std::memory_order_relaxed);
+  to = std::min({to, flushed_.load(std::memory_order_acquire), file_size_});
+  if (to < file_size_) to -= to % kAlign;
+  if (to <= from) return from;
+  RS_RETURN_IF_ERROR(region_->Unmap(static_cast<size_t>(from), static_cast<size_t>(to - from)));
+  RS_RETURN_IF_ERROR(
+      file_->DropCache(static_cast<uint64_t>(from), static_cast<uint64_t>(to - from)));
+  dropped_.store(to, std::memory_order_release);
+  return to;
+}
+
 void MappedFile::ClaimForWrite(int64_t end) {
   std::lock_guard<std::mutex> l(zero_mu_);  // waits for a zero write in progress
   write_claimed_ = std::max(write_claimed_, end);

@@ -132,6 +132,14 @@ class MappedFile {
   // --- preparer ---
   // Reserves and faults in [from, to) so the appender's first touch is cheap.
   Status Prefault(int64_t from, int64_t to);
+  // Gives the page-cache memory of [dropped, to) back to the OS: unmaps those pages
+  // (MappedRegion::Unmap) and asks the page cache to drop them (File::DropCache). Only
+  // flushed bytes go (`to` is clamped to `flushed`, rounded down to 2 MiB, the largest
+  // page-cache folio, but for the file's end). No byte
+  // changes: a reader touching them later reads them in again from the file. Returns
+  // the new `dropped` position. Serialised with Prefault.
+  Result<int64_t> DropCache(int64_t to);
+  int64_t dropped_position() const { return dropped_.load(std::memory_order_acquire); }
   int64_t prefaulted_position() const { return prefaulted_.load(std::memory_order_acquire); }
   int64_t reserved_position() const { return reserved_.load(std::memory_order_acquire); }
   // Zero fill (Options::zero_fill_ahead): reserves up to `to`, writes zeros over the part
@@ -187,6 +195,7 @@ class MappedFile {
   std::atomic<int64_t> flushed_{0};
   std::atomic<int64_t> reserved_{0};
   std::atomic<int64_t> prefaulted_{0};
+  std::atomic<int64_t> dropped_{0};
   std::atomic<int64_t> last_timestamp_{0};
   std::atomic<int64_t> flushed_timestamp_{0};
   std::atomic<bool> readahead_off_{false};

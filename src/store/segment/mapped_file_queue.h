@@ -45,6 +45,10 @@ class MappedFileQueue {
     // With file.zero_fill_ahead: the preparer keeps this many bytes past the writer
     // zero-filled and synced (MappedFile::ZeroFill), in steps of at most 1 MiB.
     int64_t zero_fill_window_bytes = 4 << 20;
+    // > 0: the preparer gives back the page-cache memory of flushed bytes more than this
+    // far behind the write position (MappedFile::DropCache), so that the pages the writer
+    // needs next are ones just freed rather than fresh memory. 0: keep everything cached.
+    int64_t resident_window_bytes = 0;
   };
 
   // `fs` must outlive the queue.
@@ -110,6 +114,9 @@ class MappedFileQueue {
  private:
   // Reserves and prefaults `file` up to prefault_window_bytes past its write position.
   Status PrefaultAhead(MappedFile& file, bool being_written);
+  // Drops the cache of flushed bytes more than resident_window_bytes behind the end of
+  // `last`, in whole steps.
+  Status DropBehind(const MappedFile& last);
   Result<std::shared_ptr<MappedFile>> CreateFile(PhysicalOffset start);
 
   FileSystem& fs_;
