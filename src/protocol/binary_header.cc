@@ -104,7 +104,7 @@ Status DecodeBinaryHeader(std::span<const uint8_t> header, const Limits& limits,
                                  static_cast<size_t>(value_length));
     pos += static_cast<size_t>(value_length);
     if (key.empty() || value.empty()) continue;  // Java reads a 0-length string as null
-    command->ext_fields.Set(std::string(key), std::string(value));
+    command->ext_fields.Set(key, value);
     if (command->ext_fields.size() > limits.max_ext_fields) {
       return ResourceExhausted("more than " + std::to_string(limits.max_ext_fields) + " extFields");
     }

@@ -107,11 +107,12 @@ class HeaderHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Hea
   // came from an escape (see HasEncodedSurrogate); without one it is validated UTF-8 as is.
   // `ext_fields_hint`: an upper bound of the entries extFields can have (one per ':').
   HeaderHandler(const Limits& limits, RemotingCommand* command, bool may_escape,
-                size_t ext_fields_hint)
+                size_t ext_fields_hint, size_t header_size)
       : limits_(limits),
         command_(command),
         may_escape_(may_escape),
-        ext_fields_hint_(ext_fields_hint) {}
+        ext_fields_hint_(ext_fields_hint),
+        header_size_(header_size) {}
 
   const Status& error() const { return error_; }
 
@@ -155,7 +156,9 @@ class HeaderHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Hea
     slot_ = Slot::kNone;
     if (slot == Slot::kExtFields) {
       command_->ext_fields.Clear();  // a repeated "extFields" key: the last one wins
-      command_->ext_fields.Reserve(std::min<size_t>(ext_fields_hint_, limits_.max_ext_fields));
+      // Names and values never take more bytes than the header they came from.
+      command_->ext_fields.Reserve(std::min<size_t>(ext_fields_hint_, limits_.max_ext_fields),
+                                   header_size_);
       level_ = 2;
       return true;
     }
@@ -306,7 +309,7 @@ class HeaderHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Hea
                                     std::to_string(text.size()) + " bytes, over the limit of " +
                                     std::to_string(limits_.max_value_length)));
     }
-    command_->ext_fields.Set(ext_key_, std::string(text));
+    command_->ext_fields.Set(ext_key_, text);
     if (command_->ext_fields.size() > limits_.max_ext_fields) {
       return Fail(
           ResourceExhausted("more than " + std::to_string(limits_.max_ext_fields) + " extFields"));
@@ -318,6 +321,7 @@ class HeaderHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Hea
   RemotingCommand* command_;
   const bool may_escape_;
   const size_t ext_fields_hint_;
+  const size_t header_size_;
   Status error_;
   int level_ = 0;      // 0 outside the root, 1 in the root object, 2 in extFields
   uint32_t skip_ = 0;  // nesting inside the value of an ignored key
@@ -646,7 +650,7 @@ std::optional<Status> TryDecodeJsonHeaderFast(std::span<const uint8_t> header, c
                                               RemotingCommand* command) {
   // No counting pass for the reserve: a fixed guess (a send header has 13-14 fields).
   constexpr size_t kExtFieldsGuess = 16;
-  HeaderHandler handler(limits, command, /*may_escape=*/false, kExtFieldsGuess);
+  HeaderHandler handler(limits, command, /*may_escape=*/false, kExtFieldsGuess, header.size());
   FastJsonScanner scanner(
       std::string_view(reinterpret_cast<const char*>(header.data()), header.size()), &handler);
   switch (scanner.Run()) {
@@ -672,7 +676,7 @@ Status DecodeJsonHeaderWithRapidJson(std::span<const uint8_t> header, const Limi
   text.append(kPadding - 1, '\0');  // plus the terminator std::string keeps
   rapidjson::InsituStringStream stream(text.data());
   const bool may_escape = std::memchr(header.data(), '\\', header.size()) != nullptr;
-  HeaderHandler handler(limits, command, may_escape, ExtFieldsHint(header));
+  HeaderHandler handler(limits, command, may_escape, ExtFieldsHint(header), header.size());
   rapidjson::Reader reader;
   const rapidjson::ParseResult parsed = reader.Parse<kParseFlags>(stream, handler);
   if (!handler.error().ok()) return handler.error();

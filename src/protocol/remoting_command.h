@@ -58,39 +58,79 @@ enum class SerializeType : uint8_t {
 };
 
 // The custom header: an insertion-ordered map with unique names. Setting an existing name
-// replaces its value in place (JSON and Java HashMap: the last duplicate wins).
+// replaces its value (JSON and Java HashMap: the last duplicate wins).
+//
+// Storage: every name and value is appended to one byte arena and entries are offsets into
+// it, so a decoded header costs two allocations however many fields it has. A longer
+// replacement value is appended too (the old bytes stay until Clear()), so the arena of a
+// map rewritten in a loop grows; commands are short-lived. Views that Find() and the
+// iterators return stay valid until the next Set, Erase or Clear.
 class ExtFields {
  public:
-  using Entry = std::pair<std::string, std::string>;
+  using Entry = std::pair<std::string_view, std::string_view>;
 
-  const std::string* Find(std::string_view name) const;
-  bool Contains(std::string_view name) const { return Find(name) != nullptr; }
-  void Set(std::string name, std::string value);
+  std::optional<std::string_view> Find(std::string_view name) const;
+  bool Contains(std::string_view name) const { return Find(name).has_value(); }
+  void Set(std::string_view name, std::string_view value);
   bool Erase(std::string_view name);  // whether it was present
   void Clear() {
-    entries_.clear();
+    slots_.clear();
+    arena_.clear();
     first_bytes_ = 0;
   }
-  void Reserve(size_t n) { entries_.reserve(n); }
-
-  size_t size() const { return entries_.size(); }
-  bool empty() const { return entries_.empty(); }
-  std::vector<Entry>::const_iterator begin() const { return entries_.begin(); }
-  std::vector<Entry>::const_iterator end() const { return entries_.end(); }
-
-  friend bool operator==(const ExtFields& a, const ExtFields& b) {
-    return a.entries_ == b.entries_;
+  // Room for `n` fields of `bytes` name and value bytes in all.
+  void Reserve(size_t n, size_t bytes = 0) {
+    slots_.reserve(n);
+    arena_.reserve(bytes);
   }
 
+  size_t size() const { return slots_.size(); }
+  bool empty() const { return slots_.empty(); }
+
+  class Iterator {
+   public:
+    using value_type = Entry;
+    using difference_type = std::ptrdiff_t;
+    Entry operator*() const { return fields_->EntryAt(i_); }
+    Iterator& operator++() {
+      ++i_;
+      return *this;
+    }
+    bool operator==(const Iterator& o) const { return i_ == o.i_; }
+
+   private:
+    friend class ExtFields;
+    Iterator(const ExtFields* fields, size_t i) : fields_(fields), i_(i) {}
+    const ExtFields* fields_;
+    size_t i_;
+  };
+  Iterator begin() const { return Iterator(this, 0); }
+  Iterator end() const { return Iterator(this, slots_.size()); }
+
+  // Same entries in the same order (the arenas may differ).
+  friend bool operator==(const ExtFields& a, const ExtFields& b);
+
  private:
+  struct Slot {
+    uint32_t name_at, name_len, value_at, value_len;
+  };
+  Entry EntryAt(size_t i) const {
+    const Slot& s = slots_[i];
+    return {std::string_view(arena_.data() + s.name_at, s.name_len),
+            std::string_view(arena_.data() + s.value_at, s.value_len)};
+  }
+  uint32_t Append(std::string_view bytes);
   // One bit per value of (first byte of a name) & 63, set for every name present: a Set
   // whose bit is clear needs no search for a duplicate. Decoding a SEND_MESSAGE_V2 header
   // (names "a" … "n") never searches.
   static uint64_t FirstByteBit(std::string_view name) {
     return uint64_t{1} << (name.empty() ? 0 : static_cast<uint8_t>(name[0]) & 63);
   }
+  // The slot named `name`, or nullptr.
+  const Slot* FindSlot(std::string_view name) const;
 
-  std::vector<Entry> entries_;
+  std::string arena_;
+  std::vector<Slot> slots_;
   uint64_t first_bytes_ = 0;
 };
 
@@ -158,11 +198,9 @@ struct RemotingCommand {
   Status RequireFields(std::initializer_list<std::string_view> names) const;
 
   // ---- Writing the custom header (values are text on the wire).
-  void SetField(std::string name, std::string value) {
-    ext_fields.Set(std::move(name), std::move(value));
-  }
-  void SetIntField(std::string name, int64_t value);
-  void SetBoolField(std::string name, bool value);
+  void SetField(std::string_view name, std::string_view value) { ext_fields.Set(name, value); }
+  void SetIntField(std::string_view name, int64_t value);
+  void SetBoolField(std::string_view name, bool value);
 
   // One line for logs: "request PULL_MESSAGE(11) opaque=7 flag=0 ext=10 body=0".
   std::string DebugString() const;

@@ -207,7 +207,7 @@ TEST_F(AliOnsVectorsTest, EveryFrameDecodesToTheCapturedHeader) {
                   leaf.kind == Leaf::kBool)
           << name;
       EXPECT_EQ(cmd.FindField(name), leaf.text) << name;
-      EXPECT_EQ(it->first, name) << "insertion order is kept";
+      EXPECT_EQ((*it).first, name) << "insertion order is kept";
       ++it;
     }
 

@@ -31,14 +31,14 @@ TEST(ExtFieldsTest, KeepsInsertionOrderAndReplacesInPlace) {
   f.Set("c", "3");
   f.Set("a", "20");
   std::vector<std::string> order;
-  for (const auto& [k, v] : f) order.push_back(k + "=" + v);
+  for (const auto& [k, v] : f) order.push_back(std::string(k) + "=" + std::string(v));
   EXPECT_THAT(order, ::testing::ElementsAre("b=1", "a=20", "c=3"));
   EXPECT_TRUE(f.Erase("b"));
   EXPECT_FALSE(f.Erase("b"));
   EXPECT_EQ(f.size(), 2u);
-  ASSERT_NE(f.Find("c"), nullptr);
+  ASSERT_TRUE(f.Find("c").has_value());
   EXPECT_EQ(*f.Find("c"), "3");
-  EXPECT_EQ(f.Find("zz"), nullptr);
+  EXPECT_FALSE(f.Find("zz").has_value());
 }
 
 // Names whose first bytes agree in their low six bits ('a' = 0x61, '!' = 0x21, "" counts
@@ -58,24 +58,53 @@ TEST(ExtFieldsTest, NamesSharingAFilterBitStayDistinct) {
   EXPECT_EQ(*f.Find("ab"), "3");
   EXPECT_EQ(*f.Find(""), "4");
   EXPECT_EQ(*f.Find("@"), "5");
-  EXPECT_EQ(f.Find("!b"), nullptr);
+  EXPECT_FALSE(f.Find("!b").has_value());
   EXPECT_TRUE(f.Erase("a"));
-  EXPECT_EQ(f.Find("a"), nullptr);
+  EXPECT_FALSE(f.Find("a").has_value());
   EXPECT_EQ(*f.Find("!"), "20");  // the bit stays while another name needs it
   f.Set("a", "6");
   EXPECT_EQ(f.size(), 5u);
   EXPECT_TRUE(f.Erase("!"));
   EXPECT_TRUE(f.Erase("ab"));
   EXPECT_TRUE(f.Erase("a"));
-  EXPECT_EQ(f.Find("a"), nullptr);
+  EXPECT_FALSE(f.Find("a").has_value());
   f.Set("a", "7");
   f.Set("a", "8");
   EXPECT_EQ(f.size(), 3u);
   EXPECT_EQ(*f.Find("a"), "8");
   f.Clear();
-  EXPECT_EQ(f.Find("a"), nullptr);
+  EXPECT_FALSE(f.Find("a").has_value());
   f.Set("a", "9");
   EXPECT_EQ(f.size(), 1u);
+}
+
+// Values are views into one arena: replacing a value with a shorter, longer, or its own
+// (aliasing) bytes, copying and comparing maps.
+TEST(ExtFieldsTest, ArenaReplacementsCopiesAndAliases) {
+  ExtFields f;
+  f.Set("topic", "TopicTest");
+  f.Set("queueId", "3");
+  f.Set("topic", "T");                      // shorter: in place
+  f.Set("queueId", "1234567890123456789");  // longer: appended
+  EXPECT_EQ(*f.Find("topic"), "T");
+  EXPECT_EQ(*f.Find("queueId"), "1234567890123456789");
+  f.Set("topic", *f.Find("topic"));    // its own bytes
+  f.Set("topic", *f.Find("queueId"));  // another value's bytes, longer
+  EXPECT_EQ(*f.Find("topic"), "1234567890123456789");
+  f.Set("queueId", f.Find("topic")->substr(10));  // shorter, from the arena
+  EXPECT_EQ(*f.Find("queueId"), "123456789");
+  ExtFields copy = f;
+  EXPECT_EQ(copy, f);
+  copy.Set("queueId", "x");
+  EXPECT_NE(copy, f);
+  ExtFields rebuilt;  // same entries, different arena history
+  rebuilt.Set("topic", "1234567890123456789");
+  rebuilt.Set("queueId", "123456789");
+  EXPECT_EQ(rebuilt, f);
+  ExtFields reordered;
+  reordered.Set("queueId", "123456789");
+  reordered.Set("topic", "1234567890123456789");
+  EXPECT_NE(reordered, f) << "order is part of the map";
 }
 
 TEST(ParseJavaLongTest, AcceptsJavaSyntaxOnly) {
