@@ -1,6 +1,11 @@
 // JSON header codec (serialize type 0). The format and its liberties are specified in
 // protocol/frame_codec.h.
 //
+// Decoding has two paths feeding one SAX handler (HeaderHandler below, which holds every
+// rule about fields, limits and nesting): JsonSubsetScanner (internal/json_scanner.h)
+// for the JSON subset clients really send, and RapidJSON for everything else and for
+// every error message.
+//
 // RapidJSON is used through its SAX Reader only. It reports every input error through
 // ParseResult and the handler's return value; it throws only if RAPIDJSON_ASSERT is
 // redefined to throw, which the guard below forbids (and our handler never misuses the
@@ -20,7 +25,6 @@
 
 #include <algorithm>
 #include <array>
-#include <bit>
 #include <charconv>
 #include <cstddef>
 #include <cstring>
@@ -30,6 +34,7 @@
 #include <string_view>
 
 #include "protocol/internal/header_codec.h"
+#include "protocol/internal/json_scanner.h"
 
 namespace rocketstore::protocol::internal {
 
@@ -353,267 +358,6 @@ size_t Utf8SequenceLength(std::string_view text, size_t i) {
   return 0;
 }
 
-// The fast path. RocketMQ clients send headers in a small subset of JSON: printable ASCII,
-// escapes only for ASCII characters, integers as plain digits. This scanner reads exactly
-// that subset straight from the frame (copying only strings with escapes), emitting the
-// same events RapidJSON would to the same handler, so every rule about fields, limits and
-// nesting lives in one place. Anything outside the subset — a non-ASCII byte or escape, a
-// fraction, a syntax error —
-// makes it give up (kUnsupported) without judging the input; the caller then restores the
-// command and lets RapidJSON decode it, so that errors and liberal inputs are handled
-// (and reported) exactly as before.
-class FastJsonScanner {
- public:
-  enum class Outcome { kDone, kHandlerFailed, kUnsupported };
-
-  FastJsonScanner(std::string_view text, HeaderHandler* handler)
-      : p_(text.data()), end_(text.data() + text.size()), handler_(handler) {}
-
-  Outcome Run() {
-    SkipWhitespace();
-    if (!Value()) return outcome_;
-    SkipWhitespace();
-    return p_ == end_ ? Outcome::kDone : Outcome::kUnsupported;
-  }
-
- private:
-  bool Unsupported() {
-    outcome_ = Outcome::kUnsupported;
-    return false;
-  }
-  bool Emit(bool handler_ok) {
-    if (!handler_ok) outcome_ = Outcome::kHandlerFailed;
-    return handler_ok;
-  }
-
-  void SkipWhitespace() {
-    while (p_ != end_ && (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t')) ++p_;
-  }
-
-  bool Value() {
-    if (p_ == end_) return Unsupported();
-    switch (*p_) {
-      case '{':
-        return Object();
-      case '[':
-        return Array();
-      case '"': {
-        std::string_view s;
-        return ScanString(&s) &&
-               Emit(handler_->String(s.data(), static_cast<rapidjson::SizeType>(s.size()), false));
-      }
-      case 't':
-        return Literal("true") && Emit(handler_->Bool(true));
-      case 'f':
-        return Literal("false") && Emit(handler_->Bool(false));
-      case 'n':
-        return Literal("null") && Emit(handler_->Null());
-      default:
-        return Number();
-    }
-  }
-
-  bool Object() {
-    ++p_;  // '{'
-    if (!Emit(handler_->StartObject())) return false;
-    SkipWhitespace();
-    rapidjson::SizeType members = 0;
-    if (p_ != end_ && *p_ == '}') {
-      ++p_;
-      return Emit(handler_->EndObject(0));
-    }
-    while (true) {
-      std::string_view key;
-      if (p_ == end_ || *p_ != '"' || !ScanString(&key)) return Unsupported();
-      if (!Emit(handler_->Key(key.data(), static_cast<rapidjson::SizeType>(key.size()), false))) {
-        return false;
-      }
-      SkipWhitespace();
-      if (p_ == end_ || *p_ != ':') return Unsupported();
-      ++p_;
-      SkipWhitespace();
-      if (!Value()) return false;
-      ++members;
-      SkipWhitespace();
-      if (p_ == end_) return Unsupported();
-      if (*p_ == '}') {
-        ++p_;
-        return Emit(handler_->EndObject(members));
-      }
-      if (*p_ != ',') return Unsupported();
-      ++p_;
-      SkipWhitespace();
-    }
-  }
-
-  bool Array() {
-    ++p_;  // '['
-    if (!Emit(handler_->StartArray())) return false;
-    SkipWhitespace();
-    rapidjson::SizeType elements = 0;
-    if (p_ != end_ && *p_ == ']') {
-      ++p_;
-      return Emit(handler_->EndArray(0));
-    }
-    while (true) {
-      if (!Value()) return false;
-      ++elements;
-      SkipWhitespace();
-      if (p_ == end_) return Unsupported();
-      if (*p_ == ']') {
-        ++p_;
-        return Emit(handler_->EndArray(elements));
-      }
-      if (*p_ != ',') return Unsupported();
-      ++p_;
-      SkipWhitespace();
-    }
-  }
-
-  // A string of printable ASCII, where escapes may stand for ASCII characters (the Java
-  // client writes the property separators 0x01 and 0x02 as \u0001 and \u0002); `*p_` is
-  // its opening quote. Without escapes the result points into the header; with them, into
-  // `unescaped_`, valid until the next string is scanned (the handler copies what it keeps).
-  // Runs of plain bytes are skipped eight at a time.
-  bool ScanString(std::string_view* out) {
-    const char* const begin = p_ + 1;
-    const char* q = begin;
-    const char* run = begin;  // start of the plain bytes not yet copied to unescaped_
-    bool escaped = false;
-    while (true) {
-      // Jump to the next byte that is not plain, eight bytes at a time while they last.
-      while (end_ - q >= 8) {
-        uint64_t word;
-        std::memcpy(&word, q, sizeof(word));
-        const uint64_t special = SpecialBytes(word);
-        if (special != 0) {
-          q += static_cast<unsigned>(std::countr_zero(special)) / 8;  // little-endian
-          break;
-        }
-        q += 8;
-      }
-      if (q == end_) return Unsupported();
-      const auto b = static_cast<uint8_t>(*q);
-      if (b == '"') {
-        if (escaped) {
-          unescaped_.append(run, q);
-          *out = unescaped_;
-        } else {
-          *out = std::string_view(begin, static_cast<size_t>(q - begin));
-        }
-        p_ = q + 1;
-        return true;
-      }
-      if (b < 0x20 || b >= 0x80) return Unsupported();
-      if (b != '\\') {
-        ++q;
-        continue;
-      }
-      if (!escaped) {
-        unescaped_.assign(begin, q);
-        escaped = true;
-      } else {
-        unescaped_.append(run, q);
-      }
-      const int consumed = Unescape(q);
-      if (consumed == 0) return Unsupported();
-      q += consumed;
-      run = q;
-    }
-  }
-
-  // 0x80 in each byte of `word` that is '"', '\\', below 0x20 or above 0x7F; 0 elsewhere.
-  // Exact: no carry crosses a byte, because every sum is of two bytes below 0x80.
-  static uint64_t SpecialBytes(uint64_t word) {
-    constexpr uint64_t kLows = 0x7F7F7F7F7F7F7F7FULL;
-    constexpr uint64_t kOnes = 0x0101010101010101ULL;
-    constexpr uint64_t kHighs = ~kLows;
-    auto zero_bytes = [](uint64_t v) { return ~(((v & kLows) + kLows) | v | kLows); };
-    // (b & 0x7F) + 0x60 reaches 0x80 exactly when (b & 0x7F) >= 0x20.
-    const uint64_t control = ~(((word & kLows) + kOnes * 0x60) | word | kLows);
-    return zero_bytes(word ^ (kOnes * '"')) | zero_bytes(word ^ (kOnes * '\\')) | control |
-           (word & kHighs);
-  }
-
-  // Decodes the escape at `q` (a backslash) onto unescaped_; returns the bytes it took, or
-  // 0 when it is not an escape of an ASCII character.
-  int Unescape(const char* q) {
-    if (end_ - q < 2) return 0;
-    switch (q[1]) {
-      case '"':
-      case '\\':
-      case '/':
-        unescaped_.push_back(q[1]);
-        return 2;
-      case 'b':
-        unescaped_.push_back('\b');
-        return 2;
-      case 'f':
-        unescaped_.push_back('\f');
-        return 2;
-      case 'n':
-        unescaped_.push_back('\n');
-        return 2;
-      case 'r':
-        unescaped_.push_back('\r');
-        return 2;
-      case 't':
-        unescaped_.push_back('\t');
-        return 2;
-      case 'u': {
-        // \u00XX below 0x80 only: others need UTF-8 encoding and surrogate rules.
-        if (end_ - q < 6 || q[2] != '0' || q[3] != '0') return 0;
-        const int hi = HexDigit(q[4]), lo = HexDigit(q[5]);
-        if (hi < 0 || hi > 7 || lo < 0) return 0;
-        unescaped_.push_back(static_cast<char>(hi * 16 + lo));
-        return 6;
-      }
-      default:
-        return 0;
-    }
-  }
-
-  static int HexDigit(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  }
-
-  bool Literal(std::string_view word) {
-    if (static_cast<size_t>(end_ - p_) < word.size() ||
-        std::memcmp(p_, word.data(), word.size()) != 0) {
-      return Unsupported();
-    }
-    p_ += word.size();
-    return true;
-  }
-
-  // An integer: -?(0|[1-9][0-9]*), followed by something that cannot continue a number.
-  bool Number() {
-    const char* begin = p_;
-    const char* q = p_;
-    if (q != end_ && *q == '-') ++q;
-    if (q == end_ || *q < '0' || *q > '9') return Unsupported();
-    if (*q == '0') {
-      ++q;
-    } else {
-      while (q != end_ && *q >= '0' && *q <= '9') ++q;
-    }
-    if (q != end_ && (*q == '.' || *q == 'e' || *q == 'E' || (*q >= '0' && *q <= '9'))) {
-      return Unsupported();  // fractions and exponents: RapidJSON's job
-    }
-    p_ = q;
-    return Emit(handler_->RawNumber(begin, static_cast<rapidjson::SizeType>(q - begin), false));
-  }
-
-  const char* p_;
-  const char* const end_;
-  HeaderHandler* const handler_;
-  Outcome outcome_ = Outcome::kDone;
-  std::string unescaped_;
-};
-
 // The header fields a decoder may change, saved so a fast-path attempt can be undone.
 struct SavedHeader {
   explicit SavedHeader(const RemotingCommand& c)
@@ -651,14 +395,14 @@ std::optional<Status> TryDecodeJsonHeaderFast(std::span<const uint8_t> header, c
   // No counting pass for the reserve: a fixed guess (a send header has 13-14 fields).
   constexpr size_t kExtFieldsGuess = 16;
   HeaderHandler handler(limits, command, /*may_escape=*/false, kExtFieldsGuess, header.size());
-  FastJsonScanner scanner(
+  JsonSubsetScanner<HeaderHandler> scanner(
       std::string_view(reinterpret_cast<const char*>(header.data()), header.size()), &handler);
   switch (scanner.Run()) {
-    case FastJsonScanner::Outcome::kDone:
+    case JsonSubsetScanner<HeaderHandler>::Outcome::kDone:
       return Status::OK();
-    case FastJsonScanner::Outcome::kHandlerFailed:
+    case JsonSubsetScanner<HeaderHandler>::Outcome::kHandlerFailed:
       return handler.error();
-    case FastJsonScanner::Outcome::kUnsupported:
+    case JsonSubsetScanner<HeaderHandler>::Outcome::kUnsupported:
       break;
   }
   return std::nullopt;
