@@ -45,14 +45,6 @@ std::string RandomHex32() {
   return HexUpper(bytes, sizeof(bytes));
 }
 
-int32_t ReadBe32(const uint8_t* p) {
-  return static_cast<int32_t>((uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) |
-                              (uint32_t{p[2]} << 8) | uint32_t{p[3]});
-}
-int32_t ReadBe16(const uint8_t* p) {
-  return static_cast<int16_t>((uint16_t{p[0]} << 8) | uint16_t{p[1]});
-}
-
 format::HostAddress HostOf(const net::Connection& c) {
   const uint32_t ip = c.remote_ipv4();
   return format::HostAddress::V4(static_cast<uint8_t>(ip >> 24), static_cast<uint8_t>(ip >> 16),
@@ -308,15 +300,15 @@ Reply Broker::OnSend(const net::ConnectionPtr& conn, RemotingCommand& r) {
     size_t pos = 0;
     while (pos < body.size()) {
       if (body.size() - pos < 20) return Resp(r, ResponseCode::kMessageIllegal, "bad batch body");
-      const int32_t total = ReadBe32(p + pos);
-      const int32_t mflag = ReadBe32(p + pos + 12);
-      const int32_t blen = ReadBe32(p + pos + 16);
+      const int32_t total = DecodeInt32BE(p + pos);
+      const int32_t mflag = DecodeInt32BE(p + pos + 12);
+      const int32_t blen = DecodeInt32BE(p + pos + 16);
       if (total < 22 || static_cast<size_t>(total) > body.size() - pos || blen < 0 ||
           static_cast<size_t>(blen) + 22 > static_cast<size_t>(total)) {
         return Resp(r, ResponseCode::kMessageIllegal, "bad batch body");
       }
       const size_t pl_pos = pos + 20 + static_cast<size_t>(blen);
-      const int32_t plen = ReadBe16(p + pl_pos);
+      const int32_t plen = DecodeInt16BE(p + pl_pos);
       if (plen < 0 || pl_pos + 2 + static_cast<size_t>(plen) > pos + static_cast<size_t>(total)) {
         return Resp(r, ResponseCode::kMessageIllegal, "bad batch body");
       }
