@@ -274,6 +274,28 @@ TEST_P(FileSystemConformanceTest, PrefaultDoesNotChangeBytes) {
   EXPECT_EQ(std::memcmp(r->data(), pattern.data(), pattern.size()), 0);
 }
 
+// Unmap and DropCache are hints: whatever they drop comes back with the same bytes,
+// through the mapping and through reads, including bytes written through the mapping
+// and synced, and partial pages at the ends of a non-page-aligned mapping.
+TEST_P(FileSystemConformanceTest, UnmapAndDropCacheDoNotChangeBytes) {
+  auto f = Create("f");
+  ASSERT_OK(f->Allocate(0, 4 * 4096));
+  std::string pattern(4 * 4096, '\0');
+  for (size_t i = 0; i < pattern.size(); ++i) pattern[i] = static_cast<char>(i * 7);
+  ASSERT_OK(f->PWrite(0, pattern.data(), pattern.size()));
+  ASSERT_OK_AND_ASSIGN(auto w, f->Map(100, pattern.size() - 100, /*writable=*/true));
+  std::memcpy(w->data() + 5000, "through the map", 15);
+  pattern.replace(5100, 15, "through the map");
+  ASSERT_OK(w->Sync(0, w->size()));
+  ASSERT_OK(w->Unmap(0, w->size()));
+  ASSERT_OK(w->Unmap(3, 10));  // no whole page inside: nothing to do
+  ASSERT_OK(f->DropCache(0, pattern.size()));
+  ASSERT_OK(f->DropCache(0, 0));
+  EXPECT_EQ(std::memcmp(w->data(), pattern.data() + 100, w->size()), 0);
+  EXPECT_EQ(ReadAll(*f), pattern);
+  EXPECT_THAT(w->Unmap(0, w->size() + 1), StatusIs(StatusCode::kOutOfRange));
+}
+
 TEST_P(FileSystemConformanceTest, MappingOutlivesItsFile) {
   std::unique_ptr<MappedRegion> m;
   {
