@@ -51,8 +51,9 @@ struct Config {
   std::string sync_producers = "both";  // threads | async | both
   FlushMethod sync_method = FlushMethod::kFdatasync;
   bool zero_fill = true;  // --no-zero-fill: SYNC_FLUSH flushes into unwritten extents
-  // --resident-mib: commit log page cache kept behind the writer (the store's default).
-  int64_t resident_bytes = StoreOptions{}.commit_log_resident_window_bytes;
+  // --resident-mib: commit log page cache kept behind the writer; -1: the store's default
+  // (accessMessageInMemoryMaxRatio of physical memory).
+  int64_t resident_bytes = -1;
   bool flush = true;    // --no-flush: diagnostics only (no background flusher)
   bool prepare = true;  // --no-prepare: diagnostics only (no segment preparer)
 };
@@ -116,7 +117,13 @@ RunResult RunStore(const Config& cfg, int body_size, int threads) {
   CommitLogOptions o;
   o.dir = dir.path() + "/commitlog";
   o.segment_size = cfg.segment_size;
-  o.resident_window_bytes = cfg.resident_bytes;
+  {
+    StoreOptions defaults;
+    defaults.commit_log_resident_window_bytes = cfg.resident_bytes;
+    o.resident_window_bytes =
+        defaults.ResidentWindowBytes(static_cast<uint64_t>(::sysconf(_SC_PHYS_PAGES)) *
+                                     static_cast<uint64_t>(::sysconf(_SC_PAGE_SIZE)));
+  }
   auto log_or = CommitLog::Open(PosixFileSystem::Default(), o, Clock::Real(), health);
   if (!log_or.ok()) {
     std::fprintf(stderr, "open: %s\n", log_or.status().ToString().c_str());
@@ -464,16 +471,15 @@ int main(int argc, char** argv) {
       cfg.sync_method = std::string(next()) == "msync" ? rocketstore::FlushMethod::kMsync
                                                        : rocketstore::FlushMethod::kFdatasync;
     else {
-      std::fprintf(stderr,
-                   "usage: commitlog_append [--mode async|sync|both] [--seconds S] "
-                   "[--sizes 128,1024,4096] [--threads 1,4,64] [--sync-threads 1,8,64,256] "
-                   "[--sync-producers threads|async|both] [--sync-method fdatasync|msync] "
-                   "[--no-zero-fill] [--segment-mib 1024] [--resident-mib N]\n"
-                   "  --resident-mib: commit log page cache kept behind the writer; older "
-                   "flushed pages are dropped so appends reuse freed memory (0 = keep all; "
-                   "default: the store's, %lld)\n",
-                   static_cast<long long>(
-                       rocketstore::StoreOptions{}.commit_log_resident_window_bytes >> 20));
+      std::fprintf(
+          stderr,
+          "usage: commitlog_append [--mode async|sync|both] [--seconds S] "
+          "[--sizes 128,1024,4096] [--threads 1,4,64] [--sync-threads 1,8,64,256] "
+          "[--sync-producers threads|async|both] [--sync-method fdatasync|msync] "
+          "[--no-zero-fill] [--segment-mib 1024] [--resident-mib N]\n"
+          "  --resident-mib: commit log page cache kept behind the writer; older "
+          "flushed pages are dropped so appends reuse freed memory (0 = keep all; "
+          "default: 40 %% of physical memory, RocketMQ's accessMessageInMemoryMaxRatio)\n");
       return a == "--help" ? 0 : 2;
     }
   }

@@ -103,6 +103,9 @@ Status ApplyBrokerConf(std::string_view text, BrokerOptions& o, std::vector<std:
     } else if (key == "commitLogResidentWindow") {  // rocketstore's own (docs/operations.md)
       if (!as_int(n) || n < 0) return bad("a size in bytes >= 0 (0 keeps the page cache)");
       o.store.commit_log_resident_window_bytes = n;
+    } else if (key == "accessMessageInMemoryMaxRatio") {
+      if (!as_int(n) || n < 0 || n > 100) return bad("a percentage in [0, 100]");
+      o.store.access_message_in_memory_max_ratio = static_cast<int>(n);
     } else if (key == "syncFlushTimeout") {
       if (!as_int(n) || n <= 0) return bad("a positive number");
       o.store.sync_flush_timeout_ms = n;

@@ -1,10 +1,19 @@
 #include "store/message_store.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 
 namespace rocketstore {
 namespace {
+
+uint64_t PhysicalMemoryBytes() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES);
+  const long page_size = ::sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page_size <= 0) return 0;  // unknown: keep everything cached
+  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size);
+}
 
 CommitLogOptions ToCommitLogOptions(const StoreOptions& o) {
   CommitLogOptions c;
@@ -13,7 +22,7 @@ CommitLogOptions ToCommitLogOptions(const StoreOptions& o) {
   c.max_message_body_bytes = o.max_message_body_bytes;
   c.reserve_chunk_bytes = o.reserve_chunk_bytes;
   c.prefault_window_bytes = o.prefault_window_bytes < 0 ? 32 << 20 : o.prefault_window_bytes;
-  c.resident_window_bytes = o.commit_log_resident_window_bytes;
+  c.resident_window_bytes = o.ResidentWindowBytes(PhysicalMemoryBytes());
   if (o.flush_disk_type == FlushDiskType::kSyncFlush) {
     c.populate_pages = false;
     c.readahead_while_writing = false;

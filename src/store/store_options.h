@@ -49,8 +49,22 @@ struct StoreOptions {
   // behind are dropped from the page cache by the segment preparer, so that appending
   // reuses just-freed memory instead of touching fresh memory, which costs ~10x more on
   // VMs that hand freed memory back to the host (docs/benchmarks.md). Consumers reading
-  // further behind read from disk. 0 = keep everything cached (RocketMQ's behaviour).
-  int64_t commit_log_resident_window_bytes = int64_t{1} << 30;
+  // further behind read from disk. 0 = keep everything cached. -1 (the default) = the
+  // part of the log RocketMQ itself counts as in memory: access_message_in_memory_max_ratio
+  // percent of physical memory (see ResidentWindowBytes()).
+  int64_t commit_log_resident_window_bytes = -1;  // rocketstore's commitLogResidentWindow
+  int access_message_in_memory_max_ratio = 40;    // accessMessageInMemoryMaxRatio
+
+  // The window in effect: commit_log_resident_window_bytes, or for -1 the ratio of
+  // `physical_memory_bytes` (0 when the ratio is 0 or out of [0, 100]).
+  int64_t ResidentWindowBytes(uint64_t physical_memory_bytes) const {
+    if (commit_log_resident_window_bytes >= 0) return commit_log_resident_window_bytes;
+    if (access_message_in_memory_max_ratio <= 0 || access_message_in_memory_max_ratio > 100) {
+      return 0;
+    }
+    return static_cast<int64_t>(physical_memory_bytes / 100 *
+                                static_cast<uint64_t>(access_message_in_memory_max_ratio));
+  }
 
   // Retention and disk safety (fileReservedTime, deleteWhen, diskMaxUsedSpaceRatio...).
   RetentionOptions retention;

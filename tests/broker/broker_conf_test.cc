@@ -17,6 +17,7 @@ TEST(BrokerConfTest, AppliesKnownKeysAndReportsOthers) {
       "flushDiskType=SYNC_FLUSH\n"
       "syncFlushZeroFill=false\n"
       "commitLogResidentWindow=268435456\n"
+      "accessMessageInMemoryMaxRatio=30\n"
       "maxMessageSize=1024\n"
       "autoCreateTopicEnable=false\n"
       "brokerRole=ASYNC_MASTER\n"
@@ -29,6 +30,7 @@ TEST(BrokerConfTest, AppliesKnownKeysAndReportsOthers) {
   EXPECT_EQ(o.store.flush_disk_type, FlushDiskType::kSyncFlush);
   EXPECT_FALSE(o.store.sync_flush_zero_fill);
   EXPECT_EQ(o.store.commit_log_resident_window_bytes, int64_t{256} << 20);
+  EXPECT_EQ(o.store.access_message_in_memory_max_ratio, 30);
   EXPECT_EQ(o.store.max_message_body_bytes, 1024u);
   EXPECT_FALSE(o.auto_create_topic);
   EXPECT_EQ(ignored, (std::vector<std::string>{"brokerRole"}));
@@ -41,6 +43,7 @@ TEST(BrokerConfTest, BadValuesNameTheKey) {
   EXPECT_NE(s.message().find("listenPort"), std::string::npos);
   EXPECT_FALSE(ApplyBrokerConf("flushDiskType=SOMETIMES\n", o, nullptr).ok());
   EXPECT_FALSE(ApplyBrokerConf("commitLogResidentWindow=-1\n", o, nullptr).ok());
+  EXPECT_FALSE(ApplyBrokerConf("accessMessageInMemoryMaxRatio=101\n", o, nullptr).ok());
   EXPECT_FALSE(ApplyBrokerConf("justakey\n", o, nullptr).ok());
 }
 

@@ -43,6 +43,23 @@ StoreOptions SmallStore(FlushDiskType type) {
   return o;
 }
 
+// The commit log's resident window: explicit bytes win; by default it is the share of
+// physical memory RocketMQ counts as "in memory" (accessMessageInMemoryMaxRatio).
+TEST(StoreOptionsTest, ResidentWindowFollowsRocketMqsInMemoryRatio) {
+  StoreOptions o;
+  EXPECT_EQ(o.ResidentWindowBytes(24'000'000'000), 9'600'000'000);  // 40 %
+  o.access_message_in_memory_max_ratio = 25;
+  EXPECT_EQ(o.ResidentWindowBytes(1'000'000), 250'000);
+  o.access_message_in_memory_max_ratio = 0;
+  EXPECT_EQ(o.ResidentWindowBytes(1'000'000), 0);  // keep everything
+  o.access_message_in_memory_max_ratio = 101;
+  EXPECT_EQ(o.ResidentWindowBytes(1'000'000), 0);
+  o.commit_log_resident_window_bytes = 123;
+  EXPECT_EQ(o.ResidentWindowBytes(1'000'000), 123);
+  o.commit_log_resident_window_bytes = 0;
+  EXPECT_EQ(o.ResidentWindowBytes(1'000'000), 0);
+}
+
 TEST(MessageStoreTest, FailedSyncFlushIsStickyAndNeverAcknowledged) {
   FakeClock clock;
   FaultInjectionFileSystem fs(clock);
