@@ -236,6 +236,15 @@ Status MappedFileQueue::DropBehind(const MappedFile& last) {
 }
 
 Status MappedFileQueue::PrepareNext() {
+  const Status prepared = PrepareAhead();
+  // Dropping behind is independent of preparing ahead: a failure of one (reported) does
+  // not stop the other.
+  std::shared_ptr<MappedFile> last = LastFile();
+  const Status dropped = last ? DropBehind(*last) : Status::OK();
+  return prepared.ok() ? dropped : prepared;
+}
+
+Status MappedFileQueue::PrepareAhead() {
   std::shared_ptr<MappedFile> last = LastFile();
   if (!last) return Status::OK();
   if (!options_.file.readahead_while_writing) {
@@ -247,7 +256,6 @@ Status MappedFileQueue::PrepareNext() {
     if (previous) RS_RETURN_IF_ERROR(previous->RestoreReadahead());  // full: readers only
   }
   RS_RETURN_IF_ERROR(PrefaultAhead(*last, /*being_written=*/true));
-  RS_RETURN_IF_ERROR(DropBehind(*last));
   const int64_t wrote = last->wrote_position();
   if (wrote * 2 < last->file_size() && last->remaining() > options_.prefault_window_bytes) {
     return Status::OK();

@@ -92,7 +92,9 @@ class MappedFileQueue {
   int64_t FlushedStoreTimestamp() const;
 
   // Preparer step: reserve + prefault (or zero-fill) the window ahead of the writer in the last
-  // file, and once it is more than half written create the next file (and sync the directory).
+  // file, and once it is more than half written create the next file (and sync the directory);
+  // then drop the page cache of flushed bytes behind the resident window. Both halves run
+  // even if the other fails; the first error is returned.
   Status PrepareNext();
 
   // Sets the end of the queue to `end`: the file containing it gets its positions set
@@ -112,6 +114,8 @@ class MappedFileQueue {
   Status RemoveAll();
 
  private:
+  // PrepareNext's first half: prefault (or zero-fill) ahead, create the next segment.
+  Status PrepareAhead();
   // Reserves and prefaults `file` up to prefault_window_bytes past its write position.
   Status PrefaultAhead(MappedFile& file, bool being_written);
   // Drops the cache of flushed bytes more than resident_window_bytes behind the end of

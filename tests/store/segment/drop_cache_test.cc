@@ -7,6 +7,7 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -19,6 +20,8 @@
 
 namespace rocketstore {
 namespace {
+
+using ::rocketstore::testing::StatusIs;
 
 constexpr int64_t kMiB = 1 << 20;
 
@@ -113,16 +116,31 @@ TEST(DropCacheTest, ANeverFlushedFileIsNeverDropped) {
   for (const auto& f : q.Files()) EXPECT_EQ(f->dropped_position(), 0) << f->path();
 }
 
-// A failing file system (here: a crashed one) fails the preparer step, dropping nothing.
-TEST(DropCacheTest, NothingIsDroppedOnAFailingFileSystem) {
+// Handles from before a simulated crash are detached by the reboot: dropping through
+// them fails the preparer step and drops nothing.
+TEST(DropCacheTest, NothingIsDroppedThroughDetachedHandles) {
   FaultInjectionFileSystem fs;
   MappedFileQueue q(fs, "/s", Opts(2 * kMiB));
   ASSERT_OK(q.Load());
   Append(q, 6 * kMiB);
   ASSERT_OK(q.FirstFile()->Flush(FlushMethod::kMsync).status());
   ASSERT_OK(fs.CrashNow(CrashMode::kProcessCrash));
-  EXPECT_FALSE(q.PrepareNext().ok());
+  ASSERT_OK(fs.Reboot());
+  EXPECT_THAT(q.PrepareNext(), StatusIs(StatusCode::kAborted));
   EXPECT_EQ(q.FirstFile()->dropped_position(), 0);
+}
+
+// The preparer's two halves are independent: a full disk stops the reserving ahead (and
+// is reported) but not the dropping behind.
+TEST(DropCacheTest, AFailureAheadDoesNotStopTheDropBehind) {
+  FaultInjectionFileSystem fs;
+  MappedFileQueue q(fs, "/s", Opts(2 * kMiB));
+  ASSERT_OK(q.Load());
+  Append(q, 6 * kMiB);
+  ASSERT_OK(q.FirstFile()->Flush(FlushMethod::kMsync).status());
+  fs.FailOpsOfKind(OpKind::kAllocate, ENOSPC);
+  EXPECT_FALSE(q.PrepareNext().ok());
+  EXPECT_EQ(q.FirstFile()->dropped_position(), 4 * kMiB);
 }
 
 bool OnTmpfs(const std::string& dir) {
