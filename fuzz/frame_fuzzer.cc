@@ -21,20 +21,13 @@
 #include <string_view>
 
 #include "base/coding.h"
+#include "fuzz_check.h"  // this directory
 #include "protocol/frame_codec.h"
 
 namespace {
 
 using namespace rocketstore;            // NOLINT(build/namespaces)
 using namespace rocketstore::protocol;  // NOLINT(build/namespaces)
-
-#define FUZZ_CHECK(cond)                                                            \
-  do {                                                                              \
-    if (!(cond)) {                                                                  \
-      std::fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-      std::abort();                                                                 \
-    }                                                                               \
-  } while (0)
 
 Limits SmallLimits() {
   Limits l;

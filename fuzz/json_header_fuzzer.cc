@@ -10,6 +10,7 @@
 #include <optional>
 #include <span>
 
+#include "fuzz_check.h"  // this directory
 #include "protocol/internal/header_codec.h"
 
 namespace {
@@ -17,14 +18,6 @@ namespace {
 using namespace rocketstore;                      // NOLINT(build/namespaces)
 using namespace rocketstore::protocol;            // NOLINT(build/namespaces)
 using namespace rocketstore::protocol::internal;  // NOLINT(build/namespaces)
-
-#define FUZZ_CHECK(cond)                                                            \
-  do {                                                                              \
-    if (!(cond)) {                                                                  \
-      std::fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-      std::abort();                                                                 \
-    }                                                                               \
-  } while (0)
 
 bool SameHeader(const RemotingCommand& a, const RemotingCommand& b) {
   return a.code == b.code && a.language == b.language && a.version == b.version &&

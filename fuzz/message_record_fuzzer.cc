@@ -20,6 +20,7 @@
 
 #include "base/coding.h"
 #include "base/crc32.h"
+#include "fuzz_check.h"  // this directory
 #include "store/format/message_id.h"
 #include "store/format/message_record.h"
 #include "store/format/properties.h"
@@ -28,14 +29,6 @@ namespace {
 
 using namespace rocketstore;          // NOLINT(build/namespaces)
 using namespace rocketstore::format;  // NOLINT(build/namespaces)
-
-#define FUZZ_CHECK(cond)                                                            \
-  do {                                                                              \
-    if (!(cond)) {                                                                  \
-      std::fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-      std::abort();                                                                 \
-    }                                                                               \
-  } while (0)
 
 bool Within(std::string_view view, const uint8_t* begin, size_t n) {
   const auto* p = reinterpret_cast<const uint8_t*>(view.data());
