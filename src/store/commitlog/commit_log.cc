@@ -35,8 +35,7 @@ bool TakesQueueOffset(int32_t sys_flag) {
 
 CommitLog::CommitLog(FileSystem& fs, const CommitLogOptions& options, Clock& clock,
                      StoreHealth& health)
-    : fs_(fs),
-      options_(options),
+    : options_(options),
       clock_(clock),
       health_(health),
       files_(fs, options.dir, QueueOptions(options)) {}

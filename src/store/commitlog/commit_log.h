@@ -186,7 +186,6 @@ class CommitLog {
     }
   };
 
-  FileSystem& fs_;
   const CommitLogOptions options_;
   Clock& clock_;
   StoreHealth& health_;
