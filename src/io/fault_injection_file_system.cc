@@ -1,3 +1,8 @@
+// File: io/fault_injection_file_system.cc
+//
+// The fault-injecting file system itself: namespace operations, crash simulation
+// (process crash, power loss), failure injection and capacity. The handles it gives out
+// are in fault_injection_handles.cc; what both share in fault_injection_internal.h.
 #include "io/fault_injection_file_system.h"
 
 #include <algorithm>
@@ -10,76 +15,27 @@
 #include <unordered_set>
 #include <utility>
 
+#include "io/fault_injection_internal.h"
 #include "io/fs_errors.h"
 
 namespace rocketstore {
 
 using io_internal::FsErrnoStatus;
 
-struct FaultInjectionFileSystem::Inode {
-  explicit Inode(bool dir) : is_dir(dir) {}
-  ~Inode() { std::free(buf); }
-  Inode(const Inode&) = delete;
-  Inode& operator=(const Inode&) = delete;
-
-  const bool is_dir;
-  int64_t mtime_millis = 0;
-  uint32_t nlink = 0;  // live directory entries naming this inode
-
-  // Files. buf holds `capacity` bytes (calloc); bytes in [size, capacity) are zero.
-  uint8_t* buf = nullptr;
-  uint64_t capacity = 0;
-  uint64_t size = 0;
-  std::vector<uint8_t> durable;      // durable content; its size is the durable size
-  std::multiset<uint64_t> map_ends;  // end offsets (in the file) of live mappings
-  // Disk blocks (kBlock bytes each) of [0, size): allocated[b] says whether block b is
-  // allocated (Allocate, PWrite) or a hole (sparse). Always BlocksFor(size) entries.
-  // Invariant: every byte of a hole reads zero unless it was written through a mapping.
-  std::vector<bool> allocated;
-  uint64_t allocated_blocks = 0;  // number of true entries in `allocated`
-  // [wmap_lo, wmap_hi): the union of the ranges mapped writable since File::Sync last
-  // found no write through a mapping into a hole (what File::Sync has to check).
-  uint64_t wmap_lo = UINT64_MAX;
-  uint64_t wmap_hi = 0;
-  uint32_t writable_maps = 0;  // live writable mappings
-
-  // Directories.
-  std::map<std::string, std::shared_ptr<Inode>> entries;
-  std::map<std::string, std::shared_ptr<Inode>> durable_entries;
-};
-
-struct FaultInjectionFileSystem::World {
-  std::shared_ptr<Inode> root = std::make_shared<Inode>(/*dir=*/true);
-  std::set<std::string> locks;  // normalised paths with a live FileLock
-  uint64_t used_blocks = 0;     // sum of allocated_blocks of files with nlink > 0
-};
-
 namespace {
 
 using Inode = FaultInjectionFileSystem::Inode;
 using World = FaultInjectionFileSystem::World;
+using fault_injection_internal::BlocksFor;
+using fault_injection_internal::IsZero;
+using fault_injection_internal::kBlock;
+using fault_injection_internal::What;
 
 constexpr uint64_t kPage = 4096;
-// The file system block size: the unit of allocation and of capacity accounting.
-constexpr uint64_t kBlock = 4096;
 // ext4's largest file with 4 KiB blocks; larger sizes fail with EFBIG.
 constexpr uint64_t kMaxFileSize = uint64_t{16} << 40;
 
 uint64_t RoundUpToPage(uint64_t n) { return (n + kPage - 1) / kPage * kPage; }
-
-// Number of blocks covering [0, size).
-uint64_t BlocksFor(uint64_t size) { return size / kBlock + (size % kBlock != 0 ? 1 : 0); }
-
-bool IsZero(const uint8_t* p, uint64_t n) {
-  static const uint8_t kZeros[kBlock] = {};
-  while (n > 0) {
-    const uint64_t chunk = std::min(n, kBlock);
-    if (std::memcmp(p, kZeros, chunk) != 0) return false;
-    p += chunk;
-    n -= chunk;
-  }
-  return true;
-}
 
 // Blocks of [offset, end) that `f` has not allocated (blocks past its size count as
 // missing). REQUIRES: offset < end.
@@ -92,36 +48,6 @@ uint64_t MissingBlocks(const Inode& f, uint64_t offset, uint64_t end) {
     if (f.allocated[b]) --missing;
   }
   return missing;
-}
-
-// kFailedPrecondition if a byte of [start, end) (clipped to the file size) in a hole is
-// not zero: only a write through a mapping can have put it there (PWrite allocates, a
-// hole reads zero), and on a real full disk that write would have raised SIGBUS.
-Status CheckNoMappedWritesIntoHoles(const Inode& f, uint64_t start, uint64_t end,
-                                    const std::string& what) {
-  end = std::min(end, f.size);
-  if (start >= end) return Status::OK();
-  const uint64_t last = BlocksFor(end);
-  for (uint64_t b = start / kBlock; b < last; ++b) {
-    if (f.allocated[b]) continue;
-    const uint64_t lo = std::max(start, b * kBlock);
-    const uint64_t hi = std::min(end, (b + 1) * kBlock);
-    if (!IsZero(f.buf + lo, hi - lo)) {
-      return FailedPrecondition(
-          what + ": write into unallocated block " + std::to_string(b) + " (file bytes [" +
-          std::to_string(b * kBlock) + ", " + std::to_string((b + 1) * kBlock) +
-          ")) through a mapping would SIGBUS on a full disk; Allocate (or PWrite) a range "
-          "before writing to it through a mapping");
-    }
-  }
-  return Status::OK();
-}
-
-std::string What(std::string_view op, const std::string& path) {
-  std::string s(op);
-  s += ' ';
-  s += path;
-  return s;
 }
 
 // Splits a path into components, ignoring empty and "." ones.
@@ -268,231 +194,6 @@ class WorldCopier {
 };
 
 }  // namespace
-
-// ---- Handles -------------------------------------------------------------------------
-
-class FaultMappedRegion final : public MappedRegion {
- public:
-  FaultMappedRegion(FaultInjectionFileSystem* fs, std::shared_ptr<World> world,
-                    std::shared_ptr<Inode> inode, std::string path, uint64_t file_offset,
-                    size_t len, bool writable)
-      : fs_(fs),
-        world_(std::move(world)),
-        inode_(std::move(inode)),
-        path_(std::move(path)),
-        file_offset_(file_offset),
-        data_(inode_->buf + file_offset),
-        size_(len),
-        writable_(writable) {}
-
-  ~FaultMappedRegion() override {
-    std::lock_guard<std::mutex> lock(fs_->mu_);
-    auto it = inode_->map_ends.find(file_offset_ + size_);
-    if (it != inode_->map_ends.end()) inode_->map_ends.erase(it);
-    if (writable_) --inode_->writable_maps;
-  }
-
-  uint8_t* data() override { return data_; }
-  const uint8_t* data() const override { return data_; }
-  size_t size() const override { return size_; }
-
-  Status Sync(size_t offset, size_t len) override {
-    const std::string what = What("msync", path_);
-    std::lock_guard<std::mutex> lock(fs_->mu_);
-    RS_RETURN_IF_ERROR(fs_->CheckWorldLocked(world_.get(), what));
-    RS_RETURN_IF_ERROR(fs_->BeginOpLocked(OpKind::kMapSync, what));
-    RS_RETURN_IF_ERROR(CheckRange("msync", offset, len));
-    if (len == 0) return Status::OK();
-    Inode& f = *inode_;
-    const uint64_t start = file_offset_ + offset;
-    const uint64_t end = std::min<uint64_t>(start + len, f.size);
-    if (fs_->check_mapped_writes_) {
-      RS_RETURN_IF_ERROR(CheckNoMappedWritesIntoHoles(f, start, end, what));
-    }
-    // msync(MS_SYNC) is vfs_fsync_range(datasync=1): like fdatasync it also writes the
-    // inode's size when that changed, so the whole current size becomes durable.
-    f.durable.resize(f.size, 0);
-    if (start < end) std::memcpy(f.durable.data() + start, f.buf + start, end - start);
-    f.mtime_millis = fs_->NowMillis();
-    return Status::OK();
-  }
-
-  Status SetReadahead(bool) override {  // a hint: nothing to model, not counted
-    std::lock_guard<std::mutex> lock(fs_->mu_);
-    return fs_->CheckWorldLocked(world_.get(), What("readahead", path_));
-  }
-
-  // A hint: the bytes stay, so there is nothing to model; not counted as an operation.
-  Status Unmap(size_t offset, size_t len) override {
-    std::lock_guard<std::mutex> lock(fs_->mu_);
-    RS_RETURN_IF_ERROR(fs_->CheckWorldLocked(world_.get(), What("unmap", path_)));
-    return CheckRange("unmap", offset, len);
-  }
-
-  Status Prefault(size_t offset, size_t len) override {
-    const std::string what = What("prefault", path_);
-    std::lock_guard<std::mutex> lock(fs_->mu_);
-    RS_RETURN_IF_ERROR(fs_->CheckWorldLocked(world_.get(), what));
-    return CheckRange("prefault", offset, len);
-  }
-
- private:
-  Status CheckRange(std::string_view op, size_t offset, size_t len) const {
-    if (offset > size_ || len > size_ - offset) {
-      return OutOfRange(What(op, path_) + ": range [" + std::to_string(offset) + ", +" +
-                        std::to_string(len) + ") exceeds mapping of " + std::to_string(size_) +
-                        " bytes");
-    }
-    return Status::OK();
-  }
-
-  FaultInjectionFileSystem* const fs_;
-  const std::shared_ptr<World> world_;  // keeps a retired world (and its locks) alive
-  const std::shared_ptr<Inode> inode_;  // keeps the buffer alive
-  const std::string path_;
-  const uint64_t file_offset_;
-  uint8_t* const data_;
-  const size_t size_;
-  const bool writable_;
-};
-
-class FaultFile final : public File {
- public:
-  FaultFile(FaultInjectionFileSystem* fs, std::shared_ptr<World> world,
-            std::shared_ptr<Inode> inode, std::string path, bool writable)
-      : fs_(fs),
-        world_(std::move(world)),
-        inode_(std::move(inode)),
-        path_(std::move(path)),
-        writable_(writable) {}
-
-  const std::string& path() const override { return path_; }
-
-  Result<uint64_t> Size() override {
-    std::lock_guard<std::mutex> lock(fs_->mu_);
-    RS_RETURN_IF_ERROR(fs_->CheckWorldLocked(world_.get(), What("fstat", path_)));
-    return inode_->size;
-  }
-
-  Status Truncate(uint64_t size) override {
-    const std::string what = What("ftruncate", path_);
-    std::lock_guard<std::mutex> lock(fs_->mu_);
-    RS_RETURN_IF_ERROR(BeginMutation(OpKind::kTruncate, what));
-    RS_RETURN_IF_ERROR(fs_->ResizeLocked(*inode_, size, what));
-    inode_->mtime_millis = fs_->NowMillis();
-    return Status::OK();
-  }
-
-  Status Allocate(uint64_t offset, uint64_t len) override {
-    const std::string what = What("fallocate", path_);
-    std::lock_guard<std::mutex> lock(fs_->mu_);
-    RS_RETURN_IF_ERROR(BeginMutation(OpKind::kAllocate, what));
-    if (len == 0) return Status::OK();
-    if (offset + len < offset) return ErrnoStatus(what, EFBIG);
-    RS_RETURN_IF_ERROR(fs_->AllocateLocked(*inode_, offset, offset + len, what));
-    inode_->mtime_millis = fs_->NowMillis();
-    return Status::OK();
-  }
-
-  Status PWrite(uint64_t offset, const void* data, size_t n) override {
-    const std::string what = What("pwrite", path_);
-    std::lock_guard<std::mutex> lock(fs_->mu_);
-    RS_RETURN_IF_ERROR(BeginMutation(OpKind::kWrite, what));
-    if (n == 0) return Status::OK();
-    if (offset + n < offset) return ErrnoStatus(what, EFBIG);
-    RS_RETURN_IF_ERROR(fs_->AllocateLocked(*inode_, offset, offset + n, what));
-    std::memcpy(inode_->buf + offset, data, n);
-    inode_->mtime_millis = fs_->NowMillis();
-    return Status::OK();
-  }
-
-  Result<size_t> PRead(uint64_t offset, void* dst, size_t n) override {
-    std::lock_guard<std::mutex> lock(fs_->mu_);
-    RS_RETURN_IF_ERROR(fs_->CheckWorldLocked(world_.get(), What("pread", path_)));
-    const Inode& f = *inode_;
-    if (offset >= f.size || n == 0) return size_t{0};
-    const size_t count = static_cast<size_t>(std::min<uint64_t>(n, f.size - offset));
-    std::memcpy(dst, f.buf + offset, count);
-    return count;
-  }
-
-  Status Sync() override {
-    const std::string what = What("fdatasync", path_);
-    std::lock_guard<std::mutex> lock(fs_->mu_);
-    RS_RETURN_IF_ERROR(fs_->CheckWorldLocked(world_.get(), what));
-    RS_RETURN_IF_ERROR(fs_->BeginOpLocked(OpKind::kSync, what));
-    Inode& f = *inode_;
-    if (fs_->check_mapped_writes_ && f.wmap_lo < f.wmap_hi) {
-      RS_RETURN_IF_ERROR(CheckNoMappedWritesIntoHoles(f, f.wmap_lo, f.wmap_hi, what));
-      if (f.writable_maps == 0) {  // nothing can write through a mapping any more
-        f.wmap_lo = UINT64_MAX;
-        f.wmap_hi = 0;
-      }
-    }
-    f.durable.assign(f.buf, f.buf + f.size);
-    return Status::OK();
-  }
-
-  // A hint: the bytes stay, so there is nothing to model; not counted as an operation.
-  Status DropCache(uint64_t, uint64_t) override {
-    std::lock_guard<std::mutex> lock(fs_->mu_);
-    return fs_->CheckWorldLocked(world_.get(), What("drop cache", path_));
-  }
-
-  Result<std::unique_ptr<MappedRegion>> Map(uint64_t offset, size_t len, bool writable) override {
-    const std::string what = What("mmap", path_);
-    std::lock_guard<std::mutex> lock(fs_->mu_);
-    RS_RETURN_IF_ERROR(fs_->CheckWorldLocked(world_.get(), what));
-    if (writable) RS_RETURN_IF_ERROR(fs_->BeginOpLocked(OpKind::kMap, what));
-    if (writable && !writable_) {
-      return FailedPrecondition(what + ": writable mapping of a file opened read-only");
-    }
-    if (len == 0) return InvalidArgument(what + ": empty mapping");
-    Inode& f = *inode_;
-    if (offset > f.size || len > f.size - offset) {
-      return OutOfRange(what + ": range [" + std::to_string(offset) + ", +" + std::to_string(len) +
-                        ") exceeds file size " + std::to_string(f.size));
-    }
-    f.map_ends.insert(offset + len);
-    if (writable) {
-      ++f.writable_maps;
-      f.wmap_lo = std::min(f.wmap_lo, offset);
-      f.wmap_hi = std::max<uint64_t>(f.wmap_hi, offset + len);
-    }
-    return std::unique_ptr<MappedRegion>(
-        new FaultMappedRegion(fs_, world_, inode_, path_, offset, len, writable));
-  }
-
- private:
-  // Detached-handle check, op counting/injection, then the writability check.
-  Status BeginMutation(OpKind kind, const std::string& what) {
-    RS_RETURN_IF_ERROR(fs_->CheckWorldLocked(world_.get(), what));
-    RS_RETURN_IF_ERROR(fs_->BeginOpLocked(kind, what));
-    if (!writable_) return ErrnoStatus(what + " (file opened read-only)", EBADF);
-    return Status::OK();
-  }
-
-  FaultInjectionFileSystem* const fs_;
-  const std::shared_ptr<World> world_;
-  const std::shared_ptr<Inode> inode_;
-  const std::string path_;
-  const bool writable_;
-};
-
-class FaultFileLock final : public FileLock {
- public:
-  FaultFileLock(FaultInjectionFileSystem* fs, std::shared_ptr<World> world, std::string key)
-      : fs_(fs), world_(std::move(world)), key_(std::move(key)) {}
-  ~FaultFileLock() override {
-    std::lock_guard<std::mutex> lock(fs_->mu_);
-    world_->locks.erase(key_);  // a retired world's table: harmless
-  }
-
- private:
-  FaultInjectionFileSystem* const fs_;
-  const std::shared_ptr<World> world_;
-  const std::string key_;
-};
 
 // ---- FaultInjectionFileSystem ----------------------------------------------------------
 
@@ -656,7 +357,7 @@ Result<std::unique_ptr<File>> FaultInjectionFileSystem::OpenFile(const std::stri
     parent->entries.emplace(comps.back(), inode);
     Link(*world_, *inode);
   }
-  return std::unique_ptr<File>(new FaultFile(this, world_, std::move(inode), path, writable));
+  return fault_injection_internal::NewFaultFile(this, world_, std::move(inode), path, writable);
 }
 
 Status FaultInjectionFileSystem::CreateDirs(const std::string& path) {
@@ -830,7 +531,7 @@ Result<std::unique_ptr<FileLock>> FaultInjectionFileSystem::LockFile(const std::
     Link(*world_, *inode);
   }
   world_->locks.insert(key);
-  return std::unique_ptr<FileLock>(new FaultFileLock(this, world_, std::move(key)));
+  return fault_injection_internal::NewFaultFileLock(this, world_, std::move(key));
 }
 
 Result<DiskUsage> FaultInjectionFileSystem::GetDiskUsage(const std::string& path) {
