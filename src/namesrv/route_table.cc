@@ -55,12 +55,18 @@ std::string QuoteBareIntegerKeys(std::string_view in) {
 
 Status ParseRegisterBody(std::string_view body, BrokerRegistration& reg) {
   std::string text = QuoteBareIntegerKeys(body);
-  rapidjson::Document doc;
-  doc.Parse(text.data(), text.size());
-  if (doc.HasParseError() || !doc.IsObject()) return InvalidArgument("register body is not JSON");
+  rapidjson::Document parsed;
+  parsed.Parse(text.data(), text.size());
+  if (parsed.HasParseError() || !parsed.IsObject()) {
+    return InvalidArgument("register body is not JSON");
+  }
+  // Read through a const view: RapidJSON 1.1.0 compares a mutable member iterator with
+  // the end only through a converting operator==, which C++20's reversed-operator rules
+  // make ambiguous (clang rejects it); const iterators compare exactly.
+  const rapidjson::Value& doc = parsed;
   auto wrapper = doc.FindMember("topicConfigSerializeWrapper");
   if (wrapper == doc.MemberEnd() || !wrapper->value.IsObject()) return Status::OK();
-  auto& w = wrapper->value;
+  const rapidjson::Value& w = wrapper->value;
   auto dv = w.FindMember("dataVersion");
   if (dv != w.MemberEnd()) {
     rapidjson::StringBuffer sb;
