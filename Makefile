@@ -4,7 +4,7 @@
 JOBS ?= $(shell nproc)
 CTEST_ARGS ?=
 
-.PHONY: deps build run test test-release test-asan bench fuzz format clean
+.PHONY: deps build run test test-release test-asan test-clang bench fuzz format clean
 
 deps:
 	@bash scripts/install-deps.sh
@@ -28,6 +28,13 @@ test-asan:
 	@cmake --preset asan >/dev/null
 	@cmake --build --preset asan -j $(JOBS)
 	@ctest --preset asan -j $(JOBS) $(CTEST_ARGS)
+
+# Not part of `make test` (CI time): the same suite built with clang, to keep the code
+# compiling under both compilers.
+test-clang: deps
+	@cmake --preset clang >/dev/null
+	@cmake --build --preset clang -j $(JOBS)
+	@ctest --preset clang -j $(JOBS) $(CTEST_ARGS)
 
 bench: build
 	@bash bench/run_all.sh

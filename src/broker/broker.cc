@@ -154,11 +154,14 @@ void Broker::RegisterHandlers() {
 
 Reply Broker::OnHeartbeat(const net::ConnectionPtr& conn, RemotingCommand& r) {
   std::vector<uint8_t> body = r.body.Flatten();
-  rapidjson::Document doc;
-  doc.Parse(reinterpret_cast<const char*>(body.data()), body.size());
-  if (doc.HasParseError() || !doc.IsObject()) {
+  rapidjson::Document parsed;
+  parsed.Parse(reinterpret_cast<const char*>(body.data()), body.size());
+  if (parsed.HasParseError() || !parsed.IsObject()) {
     return Resp(r, ResponseCode::kSystemError, "heartbeat body is not valid JSON");
   }
+  // Read through const iterators: RapidJSON 1.1.0's mutable ones compare ambiguously
+  // under C++20's reversed operators (clang rejects them).
+  const rapidjson::Value& doc = parsed;
   auto cid = doc.FindMember("clientID");
   if (cid == doc.MemberEnd() || !cid->value.IsString()) {
     return Resp(r, ResponseCode::kSystemError, "the custom field clientID is null");

@@ -47,6 +47,9 @@ std::string DirOf(const std::string& path) {
   return slash == std::string::npos ? "." : path.substr(0, slash);
 }
 
+// Callers read the document through a `const rapidjson::Value&`: RapidJSON 1.1.0 compares
+// mutable member iterators only through a converting operator==, which C++20's reversed
+// operators make ambiguous (clang rejects it); const iterators compare exactly.
 Result<rapidjson::Document> LoadJson(const std::string& path) {
   RS_ASSIGN_OR_RETURN(std::string text, ReadFileOrBackup(path));
   std::string fixed = namesrv::QuoteBareIntegerKeys(text);
@@ -150,9 +153,10 @@ Status TopicConfigManager::Load() {
   }
   std::lock_guard lock(mu_);
   ReadVersion(*doc, version_);
-  auto table = doc->FindMember("topicConfigTable");
-  if (table == doc->MemberEnd() || !table->value.IsObject()) return Status::OK();
-  for (auto& m : table->value.GetObject()) {
+  const rapidjson::Value& root = *doc;  // read through const iterators (see LoadJson)
+  auto table = root.FindMember("topicConfigTable");
+  if (table == root.MemberEnd() || !table->value.IsObject()) return Status::OK();
+  for (const auto& m : table->value.GetObject()) {
     if (!m.value.IsObject()) continue;
     TopicConfig c;
     c.name = m.name.GetString();
@@ -273,12 +277,13 @@ Status ConsumerOffsetManager::Load() {
     return doc.status().code() == StatusCode::kNotFound ? Status::OK() : doc.status();
   }
   std::lock_guard lock(mu_);
-  auto table = doc->FindMember("offsetTable");
-  if (table == doc->MemberEnd() || !table->value.IsObject()) return Status::OK();
-  for (auto& m : table->value.GetObject()) {
+  const rapidjson::Value& root = *doc;  // read through const iterators (see LoadJson)
+  auto table = root.FindMember("offsetTable");
+  if (table == root.MemberEnd() || !table->value.IsObject()) return Status::OK();
+  for (const auto& m : table->value.GetObject()) {
     if (!m.value.IsObject()) continue;
     auto& queues = table_[m.name.GetString()];
-    for (auto& q : m.value.GetObject()) {
+    for (const auto& q : m.value.GetObject()) {
       if (!q.value.IsInt64()) continue;
       queues[std::atoi(q.name.GetString())] = q.value.GetInt64();
     }
@@ -338,9 +343,10 @@ Status SubscriptionGroupManager::Load() {
   }
   std::lock_guard lock(mu_);
   ReadVersion(*doc, version_);
-  auto table = doc->FindMember("subscriptionGroupTable");
-  if (table == doc->MemberEnd() || !table->value.IsObject()) return Status::OK();
-  for (auto& m : table->value.GetObject()) {
+  const rapidjson::Value& root = *doc;  // read through const iterators (see LoadJson)
+  auto table = root.FindMember("subscriptionGroupTable");
+  if (table == root.MemberEnd() || !table->value.IsObject()) return Status::OK();
+  for (const auto& m : table->value.GetObject()) {
     if (!m.value.IsObject()) continue;
     SubscriptionGroupConfig g;
     g.name = m.name.GetString();

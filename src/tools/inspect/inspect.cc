@@ -69,7 +69,11 @@ int RunSummary(FileSystem& fs, const InspectOptions& options, std::FILE* out, st
       Key(w, "maxOffset"), w.Int64(log->max_offset);
       Key(w, "segments"), w.Uint64(log->segs.files.size());
     });
-    for (const auto& [start, f] : log->segs.files) {
+    for (const auto& entry : log->segs.files) {
+      // Plain locals, not a structured binding: the lambda below captures them (clang 14
+      // does not implement capturing structured bindings).
+      const int64_t start = entry.first;
+      const auto& f = entry.second;
       const int64_t end = start + static_cast<int64_t>(f->size);
       JsonLine(out, [&](JsonWriter& w) {
         Key(w, "type"), Str(w, "segment");
