@@ -14,7 +14,7 @@
 //   commitlog_append [--mode async|sync|both] [--seconds S] [--sizes 128,1024,4096]
 //                    [--threads 1,4,64] [--sync-threads 1,8,64,256]
 //                    [--sync-method fdatasync|msync] [--no-zero-fill] [--segment-mib 1024]
-//                    [--resident-mib N] [--memory as-is|warm|cold]
+//                    [--resident-mib N] [--memory as-is|warm|cold] [--rounds N]
 // Scratch files go to $ROCKETSTORE_BENCH_DIR (default ./build/bench-data).
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -25,6 +25,7 @@
 #include <atomic>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <memory>
 #include <sstream>
 #include <thread>
@@ -57,6 +58,7 @@ struct Config {
   // --memory: the state of the machine's memory when each raw or store case starts (see
   // PrepareMemory).
   std::string memory = "as-is";
+  int rounds = 1;       // --rounds (sync mode): raw loops + cases repeated, ratios per round
   bool flush = true;    // --no-flush: diagnostics only (no background flusher)
   bool prepare = true;  // --no-prepare: diagnostics only (no segment preparer)
 };
@@ -459,10 +461,10 @@ SyncResult RunSyncStoreAsync(const Config& cfg, int producers) {
   return run.Finish(total.load(), secs, std::move(all));
 }
 
-void RunSyncMode(const Config& cfg) {
-  std::printf("\nSYNC_FLUSH (group commit, %s, zero fill %s), 1 KiB bodies, %.1f s per case\n",
-              cfg.sync_method == FlushMethod::kFdatasync ? "fdatasync" : "msync",
-              cfg.zero_fill ? "on" : "off", cfg.seconds);
+// One round: the raw loops, then every store case, each ratio against this round's raw.
+// Returns each case's ratio by label.
+std::map<std::string, std::pair<double, double>> RunSyncRound(const Config& cfg) {
+  std::map<std::string, std::pair<double, double>> rates;  // label -> (msgs/s, ratio)
   Progress p("raw fdatasync bound");
   p.Update(0);
   const double raw_append = RawFsyncPerSec(cfg, /*overwrite=*/false);
@@ -494,6 +496,46 @@ void RunSyncMode(const Config& cfg) {
                   HumanNanos(r.latencies.Percentile(99.9)).c_str(), r.msgs_per_fsync,
                   HumanNanos(r.avg_flush_nanos).c_str(), r.msgs_per_sec / raw);
       std::fflush(stdout);
+      rates[label] = {r.msgs_per_sec, r.msgs_per_sec / raw};
+    }
+  }
+  return rates;
+}
+
+// The disk's own speed drifts by 2x within minutes here (the qd-1 loop measured 150-480 us
+// per sync the same hour), so a ratio is only as good as the raw loop next to it:
+// --rounds N repeats raw loops + cases N times and summarises the per-round ratios.
+void RunSyncMode(const Config& cfg) {
+  std::printf("\nSYNC_FLUSH (group commit, %s, zero fill %s), 1 KiB bodies, %.1f s per case\n",
+              cfg.sync_method == FlushMethod::kFdatasync ? "fdatasync" : "msync",
+              cfg.zero_fill ? "on" : "off", cfg.seconds);
+  std::map<std::string, std::vector<std::pair<double, double>>> all;
+  std::vector<std::string> order;
+  for (int round = 1; round <= cfg.rounds; ++round) {
+    if (cfg.rounds > 1) std::printf("-- round %d of %d\n", round, cfg.rounds);
+    for (const auto& [label, rr] : RunSyncRound(cfg)) {
+      if (all.find(label) == all.end()) order.push_back(label);
+      all[label].push_back(rr);
+    }
+  }
+  if (cfg.rounds > 1) {
+    std::printf("-- %d rounds: median msgs/s, and the ratio to each round's own raw loop\n",
+                cfg.rounds);
+    std::printf("%-9s %12s %9s %9s %9s\n", "producers", "msgs/s", "median", "min", "max");
+    for (const std::string& label : order) {
+      std::vector<double> rates, ratios;
+      for (const auto& [rate, ratio] : all[label]) {
+        rates.push_back(rate);
+        ratios.push_back(ratio);
+      }
+      auto median = [](std::vector<double> v) {
+        std::sort(v.begin(), v.end());
+        const size_t n = v.size();
+        return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+      };
+      std::printf("%-9s %12s %9.2f %9.2f %9.2f\n", label.c_str(), HumanRate(median(rates)).c_str(),
+                  median(ratios), *std::min_element(ratios.begin(), ratios.end()),
+                  *std::max_element(ratios.begin(), ratios.end()));
     }
   }
   std::printf(
@@ -519,6 +561,8 @@ int main(int argc, char** argv) {
       cfg.threads = ParseList(next());
     else if (a == "--segment-mib")
       cfg.segment_size = std::stoll(next()) << 20;
+    else if (a == "--rounds")
+      cfg.rounds = std::max(1, std::stoi(next()));
     else if (a == "--memory")
       cfg.memory = next();
     else if (a == "--no-flush")
@@ -544,7 +588,10 @@ int main(int argc, char** argv) {
           "usage: commitlog_append [--mode async|sync|both] [--seconds S] "
           "[--sizes 128,1024,4096] [--threads 1,4,64] [--sync-threads 1,8,64,256] "
           "[--sync-producers threads|async|both] [--sync-method fdatasync|msync] "
-          "[--no-zero-fill] [--segment-mib 1024] [--resident-mib N] [--memory as-is|warm|cold]\n"
+          "[--no-zero-fill] [--segment-mib 1024] [--resident-mib N] [--memory as-is|warm|cold] "
+          "[--rounds N]\n"
+          "  --rounds: sync mode runs the raw loops and the cases N times and prints the median "
+          "ratio (the disk's speed drifts within minutes)\n"
           "  --memory: memory state before each raw and store case (async mode): as-is = "
           "what the previous case left; warm = reuse page cache just freed (a busy broker); "
           "cold = wait 10 s so the VM's host reclaims freed memory (a fresh machine)\n"
