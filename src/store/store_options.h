@@ -42,7 +42,7 @@ struct StoreOptions {
   // are only reserved: faulted-in pages would be dirty zeros for every fdatasync to write.
   int64_t prefault_window_bytes = -1;
   // SYNC_FLUSH only: the preparer writes zeros (and syncs them) a few MiB ahead of the
-  // writer, so flushes land on written extents and need no journal commit. Costs a second
+  // writer, so flushes land on written extents and need no metadata write. Costs a second
   // write of every segment; flushes measured ~1.5x faster here (docs/durability.md).
   bool sync_flush_zero_fill = true;
   // Page-cache memory of the commit log kept behind the writer. Flushed bytes further
