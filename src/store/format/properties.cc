@@ -255,6 +255,16 @@ std::optional<std::string_view> FindProperty(std::string_view props, std::string
   return found;
 }
 
+void FindProperties(std::string_view props, std::span<const std::string_view> names,
+                    std::span<std::optional<std::string_view>> out) {
+  for (auto& o : out) o.reset();
+  ForEachEntry(props, [&](std::string_view n, std::string_view v) {
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (n == names[i]) out[i] = v;
+    }
+  });
+}
+
 std::string RemoveProperty(std::string_view props, std::string_view name) {
   if (!FindProperty(props, name).has_value()) return std::string(props);
   const bool trailing = props.back() == kPropertySeparator;  // props is non-empty here

@@ -37,6 +37,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -166,9 +167,14 @@ class PropertiesBuilder {
 // Views point into `props`.
 std::vector<std::pair<std::string_view, std::string_view>> ParseProperties(std::string_view props);
 
-// The value of `name` (last readable occurrence), or nullopt. Allocation-free; this is what
-// the dispatcher uses for TAGS, KEYS, UNIQ_KEY and WAIT.
+// The value of `name` (last readable occurrence), or nullopt. Allocation-free.
 std::optional<std::string_view> FindProperty(std::string_view props, std::string_view name);
+
+// FindProperty for several names in one pass over `props`: out[i] = FindProperty(props,
+// names[i]) (out.size() == names.size()). Allocation-free; the dispatcher reads TAGS, KEYS
+// and UNIQ_KEY of every record this way.
+void FindProperties(std::string_view props, std::span<const std::string_view> names,
+                    std::span<std::optional<std::string_view>> out);
 
 // `props` without every readable entry named `name`; every other segment is kept byte for
 // byte and in order, and a trailing 0x02 is kept if `props` had one.

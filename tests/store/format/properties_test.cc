@@ -83,6 +83,32 @@ TEST(FindPropertyTest, MatchesWholeNamesOnly) {
   EXPECT_EQ(FindProperty(J("WAIT=false;WAIT=true"), kPropertyWait), "true");
 }
 
+TEST(FindPropertiesTest, EqualsFindPropertyPerName) {
+  // Duplicates (last wins), a name listed twice, unreadable segments, both trailing forms,
+  // names that are prefixes of others, values holding separators or other names.
+  const std::string cases[] = {
+      "",
+      J("KEYS=k1;TAGS=TagA"),
+      J("KEYS=k1;TAGS=TagA;"),
+      J("TAGS=a;KEYS=k1 k2;TAGS=b;UNIQ_KEY=u"),
+      J("KEYSX=1;xKEYS=2;TAGS=KEYS;K=3"),
+      J("TAGS=;KEYS=;=v;UNIQ_KEY"),
+      std::string("KEYS\x01a\x01b\x02TAGS\x01\x01\x02UNIQ_KEY\x01u\x02", 27),
+      J(";;;TAGS=t;;"),
+  };
+  const std::string_view names[] = {
+      kPropertyKeys, kPropertyUniqKey, kPropertyTags, kPropertyKeys, "K", "", "NOPE"};
+  for (const std::string& props : cases) {
+    std::optional<std::string_view> out[std::size(names)];
+    out[2] = "stale";  // every slot is (re)set, found or not
+    FindProperties(props, names, out);
+    for (size_t i = 0; i < std::size(names); ++i) {
+      EXPECT_EQ(out[i], FindProperty(props, names[i]))
+          << "props #" << &props - cases << " name " << names[i];
+    }
+  }
+}
+
 TEST(RemovePropertyTest, RemovesEveryReadableOccurrence) {
   EXPECT_EQ(RemoveProperty(J("A=1;WAIT=true;B=2"), kPropertyWait), J("A=1;B=2"));
   EXPECT_EQ(RemoveProperty(J("WAIT=true;B=2"), kPropertyWait), J("B=2"));
