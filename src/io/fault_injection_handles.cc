@@ -234,6 +234,14 @@ class FaultFile final : public File {
     return fs_->CheckWorldLocked(world_.get(), What("drop cache", path_));
   }
 
+  // Everything may be data (the hint's conservative answer); not counted as an operation.
+  Result<DataRange> NextDataRange(uint64_t from) override {
+    std::lock_guard<std::mutex> lock(fs_->mu_);
+    RS_RETURN_IF_ERROR(fs_->CheckWorldLocked(world_.get(), What("seek data", path_)));
+    const uint64_t size = inode_->size;
+    return DataRange{std::min(from, size), size};
+  }
+
   Result<std::unique_ptr<MappedRegion>> Map(uint64_t offset, size_t len, bool writable) override {
     const std::string what = What("mmap", path_);
     std::lock_guard<std::mutex> lock(fs_->mu_);

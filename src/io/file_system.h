@@ -105,6 +105,19 @@ class File {
   // writer (MappedFileQueue::Options::resident_window_bytes).
   virtual Status DropCache(uint64_t offset, uint64_t len) = 0;
 
+  // Where a file may hold data, for readers that skip what was never written (recovery
+  // looking past the end of the log must not read, and fill the page cache with, a
+  // gigabyte of never-written blocks): the first range [start, end) at or after `from`
+  // that may hold non-zero bytes. Every byte in [from, start) reads as zero; {size, size}
+  // when nothing at or after `from` may. A hint (SEEK_DATA / SEEK_HOLE): reporting
+  // everything as data is a correct implementation. Moves no file position that PRead or
+  // PWrite use. Not an operation of the fault-injecting file system.
+  struct DataRange {
+    uint64_t start = 0;
+    uint64_t end = 0;
+  };
+  virtual Result<DataRange> NextDataRange(uint64_t from) = 0;
+
   // Maps [offset, offset + len) of the file, read-write if `writable` (the file must
   // have been opened writable). REQUIRES: offset + len <= Size().
   virtual Result<std::unique_ptr<MappedRegion>> Map(uint64_t offset, size_t len, bool writable) = 0;

@@ -248,6 +248,22 @@ class PosixFile final : public File {
     return Status::OK();
   }
 
+  Result<DataRange> NextDataRange(uint64_t from) override {
+    RS_ASSIGN_OR_RETURN(const uint64_t size, Size());
+    if (from >= size) return DataRange{size, size};
+    // lseek moves the descriptor's offset, which nothing here uses (pread/pwrite only).
+    const off_t start = ::lseek(fd_, static_cast<off_t>(from), SEEK_DATA);
+    if (start < 0) {
+      if (errno == ENXIO) return DataRange{size, size};  // only holes after `from`
+      if (errno == EINVAL || errno == EOPNOTSUPP) return DataRange{from, size};  // no support
+      return FsErrnoStatus(What("lseek SEEK_DATA", path_), errno);
+    }
+    const off_t end = ::lseek(fd_, start, SEEK_HOLE);
+    if (end < 0) return FsErrnoStatus(What("lseek SEEK_HOLE", path_), errno);
+    return DataRange{std::min(static_cast<uint64_t>(start), size),
+                     std::min(static_cast<uint64_t>(end), size)};
+  }
+
   Result<std::unique_ptr<MappedRegion>> Map(uint64_t offset, size_t len, bool writable) override {
     if (writable && !writable_) {
       return FailedPrecondition("mmap " + path_ + ": writable mapping of a file opened read-only");

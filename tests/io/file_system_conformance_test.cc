@@ -296,6 +296,44 @@ TEST_P(FileSystemConformanceTest, UnmapAndDropCacheDoNotChangeBytes) {
   EXPECT_THAT(w->Unmap(0, w->size() + 1), StatusIs(StatusCode::kOutOfRange));
 }
 
+// NextDataRange is a hint with one hard rule: what it skips reads as zero. Data written
+// anywhere (before, between and after holes) is never skipped.
+TEST_P(FileSystemConformanceTest, NextDataRangeSkipsOnlyZeros) {
+  constexpr uint64_t kSize = 4 << 20;
+  auto f = Create("f");
+  ASSERT_OK(f->Truncate(kSize));                      // sparse
+  ASSERT_OK(f->Allocate(1 << 20, 1 << 20));           // reserved, never written
+  ASSERT_OK(f->PWrite(0, "head", 4));                 // data at the start
+  ASSERT_OK(f->PWrite((3 << 20) + 17, "island", 6));  // data after the holes
+  const std::string all = ReadAll(*f);
+  ASSERT_EQ(all.size(), kSize);
+  for (uint64_t from :
+       {uint64_t{0}, uint64_t{4}, uint64_t{4096}, uint64_t{1} << 20, uint64_t{3} << 20,
+        (uint64_t{3} << 20) + 23, kSize - 1, kSize, kSize + 4096}) {
+    ASSERT_OK_AND_ASSIGN(File::DataRange r, f->NextDataRange(from));
+    const uint64_t start = std::min(from, kSize);
+    ASSERT_GE(r.start, start) << from;
+    ASSERT_LE(r.start, r.end) << from;
+    ASSERT_LE(r.end, kSize) << from;
+    // The rule itself: [start, r.start) is all zeros, and data right at `from` is kept.
+    for (uint64_t i = start; i < r.start; ++i) ASSERT_EQ(all[i], '\0') << from << " @" << i;
+    if (start < kSize && all[start] != '\0') {
+      EXPECT_EQ(r.start, start);
+    }
+  }
+  // Walking the ranges finds both pieces of data.
+  std::string found;
+  for (uint64_t pos = 0; pos < kSize;) {
+    ASSERT_OK_AND_ASSIGN(File::DataRange r, f->NextDataRange(pos));
+    if (r.start >= kSize || r.end <= r.start) break;
+    for (uint64_t i = r.start; i < r.end; ++i) {
+      if (all[i] != '\0') found.push_back(all[i]);
+    }
+    pos = r.end;
+  }
+  EXPECT_EQ(found, "headisland");
+}
+
 TEST_P(FileSystemConformanceTest, MappingOutlivesItsFile) {
   std::unique_ptr<MappedRegion> m;
   {

@@ -42,6 +42,24 @@ size_t EndOfNonZero(const uint8_t* p, size_t n) {
   return end;
 }
 
+// Bytes of `file` from `from` up to its last non-zero byte (0 if all zero), reading only
+// the ranges the file system says may hold data: the unwritten rest of a segment is
+// neither read nor brought into the page cache.
+Result<int64_t> NonZeroBytesFrom(const MappedFile& file, int64_t from) {
+  const int64_t size = file.file_size();
+  int64_t end = from;  // one past the last non-zero byte seen
+  for (int64_t pos = from; pos < size;) {
+    RS_ASSIGN_OR_RETURN(File::DataRange r, file.NextDataRange(pos));
+    const int64_t start = std::max(pos, static_cast<int64_t>(r.start));
+    const int64_t stop = std::min(size, static_cast<int64_t>(r.end));
+    if (start >= size || stop <= start) break;
+    const size_t used = EndOfNonZero(file.data() + start, static_cast<size_t>(stop - start));
+    if (used > 0) end = start + static_cast<int64_t>(used);
+    pos = stop;
+  }
+  return end - from;
+}
+
 }  // namespace
 
 const char* EndKindName(EndKind kind) {
@@ -165,11 +183,11 @@ Result<CommitLogRecoveryReport> RecoverCommitLog(
   // What truncation will drop: the rest of the stop segment, and all later segments.
   {
     MappedFile& file = *files[stop_index];
-    const size_t rest = static_cast<size_t>(file.file_size() - stop_pos);
-    report.dropped_bytes += static_cast<int64_t>(EndOfNonZero(file.data() + stop_pos, rest));
+    RS_ASSIGN_OR_RETURN(const int64_t rest_used,
+                        NonZeroBytesFrom(file, static_cast<int64_t>(stop_pos)));
+    report.dropped_bytes += rest_used;
     for (size_t i = stop_index + 1; i < files.size(); ++i) {
-      const int64_t used =
-          static_cast<int64_t>(EndOfNonZero(files[i]->data(), files[i]->file_size()));
+      RS_ASSIGN_OR_RETURN(const int64_t used, NonZeroBytesFrom(*files[i], 0));
       report.dropped_bytes += used;
       report.removed_segments++;
       if (used > 0 && report.end_kind == EndKind::kCleanEnd) {

@@ -173,6 +173,11 @@ class MappedFile {
   // Makes every byte of the file durable regardless of the positions (fdatasync).
   // Recovery uses it: loaded data may still sit in the page cache after a process crash.
   Status SyncWholeFile() { return file_->Sync(); }
+  // File::NextDataRange of the segment file: where bytes at or after `from` may be
+  // non-zero (never-written blocks are skipped without being read).
+  Result<File::DataRange> NextDataRange(int64_t from) const {
+    return file_->NextDataRange(static_cast<uint64_t>(from));
+  }
 
   // --- recovery ---
   // Sets wrote = committed = flushed = position (bytes after it are not zeroed; they are

@@ -3,13 +3,20 @@
 // crash or a bad disk would, reopens, and checks what recovery decided and reported.
 #include "store/recovery/commit_log_recovery.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <vector>
 
 #include "io/fault_injection_file_system.h"
+#include "io/posix_file_system.h"
 #include "store/message_store.h"
 #include "store/segment/file_names.h"
 #include "testing/status_matchers.h"
 #include "testing/store_messages.h"
+#include "testing/temp_dir.h"
 
 namespace rocketstore {
 namespace {
@@ -205,6 +212,72 @@ TEST_F(RecoveryTest, AbortFileLifecycle) {
   EXPECT_TRUE(fs_.Exists("/store/abort"));
   auto store = Reopen();
   EXPECT_TRUE(store->recovered_abnormally());
+}
+
+// How many pages of [p, p + len) are in the page cache.
+size_t ResidentPages(const uint8_t* p, size_t len) {
+  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  std::vector<unsigned char> vec((len + page - 1) / page);
+  if (::mincore(const_cast<uint8_t*>(p), len, vec.data()) != 0) return SIZE_MAX;
+  size_t n = 0;
+  for (unsigned char v : vec) n += v & 1;
+  return n;
+}
+
+// Recovery looks past the end of the log for data (to tell a torn tail from corruption)
+// but reads only what the file system says may hold data: the never-written rest of a
+// segment is not read, so it does not fill the page cache (a restart used to fault in a
+// whole 1 GiB segment of zeros) — and garbage beyond a hole is still found.
+TEST(RecoveryOnDiskTest, UnwrittenTailIsNotReadButDataAfterAHoleIsFound) {
+  ::rocketstore::testing::TempDir dir;
+  StoreOptions o;
+  o.root_dir = dir.path();
+  o.commit_log_segment_size = 64 << 20;
+  o.reserve_chunk_bytes = 1 << 20;
+  o.prefault_window_bytes = 1 << 20;
+  o.start_background_services = false;
+  o.message_index_enable = false;
+  FakeClock clock;
+  PosixFileSystem& fs = PosixFileSystem::Default();
+  PhysicalOffset end;
+  {
+    ASSERT_OK_AND_ASSIGN(auto store, MessageStore::Open(o, fs, clock));
+    for (int i = 0; i < 50; ++i) ASSERT_TRUE(store->PutMessage(MakeTestMessage(i).View()).ok());
+    end = store->commit_log().MaxOffset();
+    ASSERT_OK(store->Close());
+  }
+  const std::string segment = dir.path() + "/commitlog/" + SegmentFileName(0);
+  {  // Start cold: drop the segment's cached pages (it is synced).
+    const int fd = ::open(segment.c_str(), O_RDONLY);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
+    ::close(fd);
+  }
+  {
+    ASSERT_OK_AND_ASSIGN(auto store, MessageStore::Open(o, fs, clock));
+    EXPECT_EQ(store->recovery_report().end_kind, EndKind::kCleanEnd)
+        << store->recovery_report().Summary();
+    EXPECT_EQ(store->commit_log().MaxOffset(), end);
+    const std::shared_ptr<MappedFile> f = store->commit_log().segments().Files().front();
+    const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+    // Past the data, the reserve chunk and the prefault window, nothing was read in.
+    const size_t from = 8 << 20;
+    EXPECT_LE(ResidentPages(f->data() + from, f->file_size() - from) * page, size_t{64} << 10)
+        << "recovery read the unwritten tail of the segment";
+    ASSERT_OK(store->Close());
+  }
+  // Garbage far past the end, behind a hole: found, and the tail is dropped as corrupt.
+  {
+    const int fd = ::open(segment.c_str(), O_WRONLY);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(::pwrite(fd, "garbage", 7, 40 << 20), 7);
+    ::close(fd);
+  }
+  ASSERT_OK_AND_ASSIGN(auto store, MessageStore::Open(o, fs, clock));
+  const auto& report = store->recovery_report();
+  EXPECT_EQ(report.end, end) << report.Summary();
+  EXPECT_EQ(report.dropped_bytes, (40 << 20) + 7 - end.value()) << report.Summary();
+  EXPECT_EQ(report.end_kind, EndKind::kCorruption) << report.Summary();
 }
 
 }  // namespace
