@@ -93,7 +93,14 @@ TEST(FindPropertiesTest, EqualsFindPropertyPerName) {
       J("TAGS=a;KEYS=k1 k2;TAGS=b;UNIQ_KEY=u"),
       J("KEYSX=1;xKEYS=2;TAGS=KEYS;K=3"),
       J("TAGS=;KEYS=;=v;UNIQ_KEY"),
-      std::string("KEYS\x01a\x01b\x02TAGS\x01\x01\x02UNIQ_KEY\x01u\x02", 27),
+      // Values holding 0x01: KEYS = "a\x01b", TAGS = "\x01" (split literals: "\x01a" would be
+      // one byte, 0x1a).
+      std::string("KEYS\x01"
+                  "a\x01"
+                  "b\x02"
+                  "TAGS\x01\x01\x02"
+                  "UNIQ_KEY\x01"
+                  "u\x02"),
       J(";;;TAGS=t;;"),
   };
   const std::string_view names[] = {
