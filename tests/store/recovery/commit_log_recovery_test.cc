@@ -5,7 +5,6 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <vector>
@@ -14,6 +13,7 @@
 #include "io/posix_file_system.h"
 #include "store/message_store.h"
 #include "store/segment/file_names.h"
+#include "testing/page_cache.h"
 #include "testing/status_matchers.h"
 #include "testing/store_messages.h"
 #include "testing/temp_dir.h"
@@ -24,6 +24,7 @@ namespace {
 using EndKind = CommitLogRecoveryReport::EndKind;
 using ::rocketstore::testing::MakeTestMessage;
 using ::rocketstore::testing::RecordMatches;
+using ::rocketstore::testing::ResidentPages;
 using ::rocketstore::testing::StatusIs;
 
 class RecoveryTest : public ::testing::Test {
@@ -212,16 +213,6 @@ TEST_F(RecoveryTest, AbortFileLifecycle) {
   EXPECT_TRUE(fs_.Exists("/store/abort"));
   auto store = Reopen();
   EXPECT_TRUE(store->recovered_abnormally());
-}
-
-// How many pages of [p, p + len) are in the page cache.
-size_t ResidentPages(const uint8_t* p, size_t len) {
-  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
-  std::vector<unsigned char> vec((len + page - 1) / page);
-  if (::mincore(const_cast<uint8_t*>(p), len, vec.data()) != 0) return SIZE_MAX;
-  size_t n = 0;
-  for (unsigned char v : vec) n += v & 1;
-  return n;
 }
 
 // Recovery looks past the end of the log for data (to tell a torn tail from corruption)

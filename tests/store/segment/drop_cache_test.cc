@@ -3,8 +3,6 @@
 // the writer than the window, in whole 2 MiB steps — that no byte changes, and, on the
 // real file system, that the pages really leave the page cache.
 #include <gtest/gtest.h>
-#include <sys/mman.h>
-#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -15,6 +13,7 @@
 #include "io/fault_injection_file_system.h"
 #include "io/posix_file_system.h"
 #include "store/segment/mapped_file_queue.h"
+#include "testing/page_cache.h"
 #include "testing/status_matchers.h"
 #include "testing/temp_dir.h"
 
@@ -143,21 +142,8 @@ TEST(DropCacheTest, AFailureAheadDoesNotStopTheDropBehind) {
   EXPECT_EQ(q.FirstFile()->dropped_position(), 4 * kMiB);
 }
 
-bool OnTmpfs(const std::string& dir) {
-  struct statfs st {};
-  constexpr long kTmpfsMagic = 0x01021994;
-  return ::statfs(dir.c_str(), &st) == 0 && st.f_type == kTmpfsMagic;
-}
-
-// How many of the pages of [p, p + len) are in the page cache.
-size_t ResidentPages(const uint8_t* p, size_t len) {
-  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
-  std::vector<unsigned char> vec((len + page - 1) / page);
-  if (::mincore(const_cast<uint8_t*>(p), len, vec.data()) != 0) return SIZE_MAX;
-  size_t n = 0;
-  for (unsigned char v : vec) n += v & 1;
-  return n;
-}
+using ::rocketstore::testing::OnTmpfs;
+using ::rocketstore::testing::ResidentPages;
 
 TEST(DropCacheTest, DroppedPagesLeaveThePageCacheAndReadBackUnchanged) {
   testing::TempDir dir;
