@@ -169,7 +169,8 @@ Status MessageStore::Recover() {
   }
   if (index_) {
     // The index keeps every key it can prove complete and says where to resume.
-    RS_ASSIGN_OR_RETURN(IndexRecoveryReport ir, index_->RecoverTo(end, cp.index_msg_timestamp));
+    RS_ASSIGN_OR_RETURN(IndexRecoveryReport ir, index_->RecoverTo(end, cp.index_msg_timestamp,
+                                                                  /*clean_shutdown=*/!abnormal_));
     from = std::min(from, ir.last_indexed.value_or(commit_log_->MinOffset()));
   }
   from = std::max(from, commit_log_->MinOffset());

@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <unordered_map>
+#include <utility>
+#include <vector>
 
 namespace rocketstore {
 namespace {
@@ -284,7 +287,7 @@ Status IndexFile::Flush() {
   return Status::OK();
 }
 
-Status IndexFile::RebuildFromEntries(int32_t new_index_count) {
+Result<int32_t> IndexFile::ZeroStaleEntries(int32_t new_index_count) {
   const IndexGeometry& g = options_.geometry;
   const int32_t old_count = index_count_.load(std::memory_order_relaxed);
   if (new_index_count < kIndexFirstEntry || new_index_count > old_count) {
@@ -304,7 +307,12 @@ Status IndexFile::RebuildFromEntries(int32_t new_index_count) {
     std::memset(base_ + g.EntryPosition(new_index_count), 0,
                 g.EntryPosition(extent) - g.EntryPosition(new_index_count));
   }
+  return extent;
+}
 
+Status IndexFile::RebuildFromEntries(int32_t new_index_count) {
+  const IndexGeometry& g = options_.geometry;
+  RS_ASSIGN_OR_RETURN(const int32_t extent, ZeroStaleEntries(new_index_count));
   std::memset(base_ + g.SlotPosition(0), 0, g.EntriesStart() - g.SlotPosition(0));
   int32_t slots_used = 0;
   for (int32_t i = kIndexFirstEntry; i < new_index_count; ++i) {
@@ -316,7 +324,43 @@ Status IndexFile::RebuildFromEntries(int32_t new_index_count) {
     EncodeFixed32BE(p + format::kIndexEntryPrevIndexOffset, static_cast<uint32_t>(prev));
     StoreSlot(slot_ptr, i, __ATOMIC_RELAXED);
   }
+  return FinishCut(new_index_count, slots_used, extent);
+}
 
+Result<bool> IndexFile::CutByUndo(int32_t new_index_count) {
+  const IndexGeometry& g = options_.geometry;
+  const int32_t old_count = index_count_.load(std::memory_order_relaxed);
+  if (new_index_count < kIndexFirstEntry || new_index_count > old_count) {
+    return InvalidArgument(path_ + ": cannot keep " + std::to_string(new_index_count) + " of " +
+                           std::to_string(old_count) + " entries");
+  }
+  // Check first, change after: every dropped entry must be the head of its slot's chain
+  // once the newer ones are undone, i.e. the table matches the entries.
+  std::vector<std::pair<uint8_t*, int32_t>> undo;  // slot, value to restore
+  undo.reserve(static_cast<size_t>(old_count - new_index_count));
+  std::unordered_map<uint8_t*, int32_t> heads;  // slots already undone in this pass
+  for (int32_t i = old_count - 1; i >= new_index_count; --i) {
+    const IndexEntry e = Entry(i);
+    if (e.key_hash < 0 || e.prev_index < 0 || e.prev_index >= i) return false;
+    uint8_t* slot_ptr = base_ + g.SlotPosition(format::IndexSlotOf(e.key_hash, g.hash_slot_num));
+    auto it = heads.find(slot_ptr);
+    const int32_t head = it != heads.end() ? it->second : LoadSlot(slot_ptr, __ATOMIC_RELAXED);
+    if (head != i) return false;
+    heads[slot_ptr] = e.prev_index;
+    undo.emplace_back(slot_ptr, e.prev_index);
+  }
+  int32_t slots_used = hash_slot_count_.load(std::memory_order_relaxed);
+  for (const auto& [slot_ptr, prev] : undo) {
+    if (prev == kIndexInvalidEntry) --slots_used;
+    StoreSlot(slot_ptr, prev, __ATOMIC_RELAXED);
+  }
+  RS_ASSIGN_OR_RETURN(const int32_t extent, ZeroStaleEntries(new_index_count));
+  RS_RETURN_IF_ERROR(FinishCut(new_index_count, slots_used, extent));
+  return true;
+}
+
+Status IndexFile::FinishCut(int32_t new_index_count, int32_t slots_used, int32_t extent) {
+  const IndexGeometry& g = options_.geometry;
   const int64_t stored_end_phy = end_phy_offset_.load(std::memory_order_relaxed);
   if (new_index_count > kIndexFirstEntry) {
     const IndexEntry first = Entry(kIndexFirstEntry);

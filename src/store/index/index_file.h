@@ -138,10 +138,25 @@ class IndexFile {
   // old count), and the header is rewritten: begin values kept (beginPhyOffset = entry 1),
   // endPhyOffset = the last kept entry's, endTimestamp = the stored one if it belongs to
   // that entry, else beginTimestamp + 1000*timeDiff of that entry (second precision).
-  // Then flushes. REQUIRES: 1 <= new_index_count <= index_count().
+  // Then flushes. REQUIRES: 1 <= new_index_count <= index_count(). Cost: the whole slot
+  // table and every kept entry (about 2 s for a full 20 M-entry file here).
   Status RebuildFromEntries(int32_t new_index_count);
 
+  // The same result as RebuildFromEntries(new_index_count), byte for byte, at a cost
+  // proportional to the entries dropped instead of the whole file — for a file whose slot
+  // table is known to match its entries (written by this code and flushed before a clean
+  // shutdown). Puts are undone newest first: each dropped entry's slot gets back the
+  // entry's prevIndex. Returns false, having changed nothing that RebuildFromEntries
+  // reads, if a slot does not point at the entry being undone (the table does not match:
+  // the caller must rebuild). REQUIRES as RebuildFromEntries.
+  Result<bool> CutByUndo(int32_t new_index_count);
+
  private:
+  // RebuildFromEntries / CutByUndo: zeroes stale entries from new_index_count up to the
+  // first all-zero entry at or past the old count; returns that extent (entry index).
+  Result<int32_t> ZeroStaleEntries(int32_t new_index_count);
+  // Then: header values for the kept entries, and the flush of what changed.
+  Status FinishCut(int32_t new_index_count, int32_t slots_used, int32_t extent);
   IndexFile(std::string path, std::string name, std::unique_ptr<File> file,
             std::unique_ptr<MappedRegion> region, const Options& options);
   void LoadHeader();

@@ -205,7 +205,8 @@ QueryOffsetResult IndexService::QueryOffsets(std::string_view topic, std::string
 }
 
 Result<IndexRecoveryReport> IndexService::RecoverTo(PhysicalOffset commit_log_end,
-                                                    int64_t trusted_timestamp) {
+                                                    int64_t trusted_timestamp,
+                                                    bool clean_shutdown) {
   std::lock_guard<std::mutex> w(write_mu_);
   const std::vector<std::shared_ptr<IndexFile>> files = Files();
   const size_t n = files.size();
@@ -215,7 +216,8 @@ Result<IndexRecoveryReport> IndexService::RecoverTo(PhysicalOffset commit_log_en
   // 1. Validate, oldest first. keep[i] = the index count file i keeps.
   std::vector<int32_t> keep(n, kIndexFirstEntry);
   std::vector<bool> trusted(n, false);
-  int64_t min_phy = 0;  // offsets never decrease along the index
+  std::vector<bool> all_valid(n, false);  // step 1 kept every stored entry
+  int64_t min_phy = 0;                    // offsets never decrease along the index
   bool broken = false;
   for (size_t i = 0; i < n && !broken; ++i) {
     IndexFile& f = *files[i];
@@ -243,6 +245,7 @@ Result<IndexRecoveryReport> IndexService::RecoverTo(PhysicalOffset commit_log_en
       min_phy = e.phy_offset;
     }
     keep[i] = k;
+    all_valid[i] = k == count;
     if (k < count) broken = true;
   }
 
@@ -278,7 +281,12 @@ Result<IndexRecoveryReport> IndexService::RecoverTo(PhysicalOffset commit_log_en
       continue;
     }
     if (!trusted[i] || keep[i] != f.index_count()) {
-      RS_RETURN_IF_ERROR(f.RebuildFromEntries(keep[i]));
+      bool cut = false;
+      if (clean_shutdown && (trusted[i] || all_valid[i])) {
+        RS_ASSIGN_OR_RETURN(cut, f.CutByUndo(keep[i]));
+        if (cut) ++report.files_cut_by_undo;
+      }
+      if (!cut) RS_RETURN_IF_ERROR(f.RebuildFromEntries(keep[i]));
     }
     last_indexed = PhysicalOffset(f.end_phy_offset());
     kept.push_back(files[i]);

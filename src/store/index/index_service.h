@@ -85,9 +85,10 @@ struct IndexRecoveryReport {
   // any. nullopt: nothing is indexed. The store must dispatch every record after it again
   // (dispatching earlier records too is harmless: they are skipped).
   std::optional<PhysicalOffset> last_indexed;
-  int files_trusted = 0;  // taken as they are (full, flushed per the checkpoint)
-  int files_checked = 0;  // entries validated and slots rebuilt
-  int files_deleted = 0;  // no entry survived
+  int files_trusted = 0;      // taken as they are (full, flushed per the checkpoint)
+  int files_checked = 0;      // entries validated and slots rebuilt (or cut by undo)
+  int files_cut_by_undo = 0;  // of those: cut by undoing puts (after a clean shutdown)
+  int files_deleted = 0;      // no entry survived
   int64_t entries_dropped = 0;
 };
 
@@ -130,11 +131,16 @@ class IndexService final : public CommitLogDispatcher {
   //   3. Each file that was checked or cut is rebuilt from its kept entries
   //      (IndexFile::RebuildFromEntries: slots and chains recomputed, stale entries
   //      zeroed, header rewritten) and flushed; files left without entries are deleted.
+  //      After a clean shutdown (`clean_shutdown`: the store flushed the index, and every
+  //      record was dispatched, before removing its abort file) a file whose entries all
+  //      passed step 1 has a slot table that matches them: it is cut by undoing the
+  //      dropped puts instead (IndexFile::CutByUndo, same bytes, cost of the cut only),
+  //      falling back to the rebuild if the table turns out not to match.
   // Queries never return an offset >= commit_log_end afterwards. The store then
   // re-dispatches from report.last_indexed, which re-adds every key of every surviving
   // message after it. trusted_timestamp 0 checks every file.
   Result<IndexRecoveryReport> RecoverTo(PhysicalOffset commit_log_end,
-                                        int64_t trusted_timestamp = 0);
+                                        int64_t trusted_timestamp = 0, bool clean_shutdown = false);
 
   // Retention (spec §4.7): if the first file's endPhyOffset < commit_log_min, deletes
   // files oldest first while their endPhyOffset < commit_log_min, never the last file.

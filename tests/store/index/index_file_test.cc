@@ -386,6 +386,64 @@ TEST_F(IndexFileTest, RebuildFromEntriesCutsAndRebuildsChains) {
   EXPECT_THAT(f->RebuildFromEntries(9), StatusIs(StatusCode::kInvalidArgument));
 }
 
+// CutByUndo must leave exactly the bytes RebuildFromEntries would: two files built by the
+// same puts (colliding keys, messages with several keys, times past the first second),
+// one cut each way, compared whole — header, slot table and entries — and durable.
+TEST_F(IndexFileTest, CutByUndoEqualsRebuildByteForByte) {
+  const IndexFile::Options o = Opts(7, 200);
+  for (int32_t keep : {1, 2, 37, 100, 149, 150}) {
+    auto a = NewFile(o, 0, 0, "20231114221320001");
+    auto b = NewFile(o, 0, 0, "20231114221320002");
+    ASSERT_NE(a, nullptr);
+    ASSERT_NE(b, nullptr);
+    uint32_t rng = 12345;
+    for (int i = 0; i < 149; ++i) {  // entries 1..149
+      rng = rng * 1103515245u + 12345u;
+      const std::string key = "T#k" + std::to_string((rng >> 16) % 23);
+      Put(*a, key, 1000 + (i / 3) * 100, kTs + (i / 3) * 700);
+      Put(*b, key, 1000 + (i / 3) * 100, kTs + (i / 3) * 700);
+    }
+    ASSERT_OK(a->Flush());
+    ASSERT_OK(b->Flush());
+    ASSERT_OK_AND_ASSIGN(bool undone, a->CutByUndo(keep));
+    EXPECT_TRUE(undone) << keep;
+    ASSERT_OK(b->RebuildFromEntries(keep));
+    ASSERT_OK_AND_ASSIGN(std::string bytes_a, fs_.ReadWholeFile(a->path()));
+    ASSERT_OK_AND_ASSIGN(std::string bytes_b, fs_.ReadWholeFile(b->path()));
+    EXPECT_TRUE(bytes_a == bytes_b) << "keep " << keep;
+    ASSERT_OK_AND_ASSIGN(std::string durable_a, fs_.ReadDurableFile(a->path()));
+    EXPECT_TRUE(durable_a == bytes_a) << "keep " << keep << ": the cut is not flushed";
+    EXPECT_EQ(a->index_count(), keep);
+    EXPECT_EQ(a->hash_slot_count(), b->hash_slot_count());
+    EXPECT_FALSE(a->dirty());
+    ASSERT_OK(fs_.RemoveFile(a->path()));
+    ASSERT_OK(fs_.RemoveFile(b->path()));
+  }
+}
+
+// A slot table that does not match the entries (e.g. an entry's put reached the file but
+// its slot update did not): CutByUndo says so and leaves the entries for the rebuild.
+TEST_F(IndexFileTest, CutByUndoRefusesATableThatDoesNotMatch) {
+  auto f = NewFile(Opts(8, 16));
+  ASSERT_NE(f, nullptr);
+  for (int i = 0; i < 6; ++i) Put(*f, i % 2 ? "T#odd" : "T#even", i * 10, kTs + i * 1000);
+  ASSERT_OK(f->Flush());
+  // Point the slot of entry 6's key back at entry 4, as if entry 6's slot write was lost.
+  const format::IndexEntry last = f->Entry(6);
+  const size_t slot =
+      f->geometry().SlotPosition(format::IndexSlotOf(last.key_hash, f->geometry().hash_slot_num));
+  ASSERT_OK_AND_ASSIGN(auto file, fs_.OpenFile(f->path(), OpenOptions{.writable = true}));
+  uint8_t four[4];
+  EncodeFixed32BE(four, 4);
+  ASSERT_OK(file->PWrite(slot, four, 4));
+  ASSERT_OK_AND_ASSIGN(bool undone, f->CutByUndo(5));
+  EXPECT_FALSE(undone);
+  EXPECT_EQ(f->index_count(), 7);  // nothing the rebuild reads was changed
+  ASSERT_OK(f->RebuildFromEntries(5));
+  EXPECT_EQ(Select(*f, "T#even"), (std::vector<int64_t>{20, 0}));
+  EXPECT_EQ(Select(*f, "T#odd"), (std::vector<int64_t>{30, 10}));
+}
+
 TEST(IndexFileNameTest, LocalTimeAndShape) {
   const char* old = getenv("TZ");
   const std::string saved = old ? old : "";
