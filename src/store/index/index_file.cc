@@ -287,13 +287,19 @@ Status IndexFile::Flush() {
   return Status::OK();
 }
 
-Result<int32_t> IndexFile::ZeroStaleEntries(int32_t new_index_count) {
-  const IndexGeometry& g = options_.geometry;
+Status IndexFile::CheckCut(int32_t new_index_count) const {
   const int32_t old_count = index_count_.load(std::memory_order_relaxed);
   if (new_index_count < kIndexFirstEntry || new_index_count > old_count) {
     return InvalidArgument(path_ + ": cannot keep " + std::to_string(new_index_count) + " of " +
                            std::to_string(old_count) + " entries");
   }
+  return Status::OK();
+}
+
+Result<int32_t> IndexFile::ZeroStaleEntries(int32_t new_index_count) {
+  const IndexGeometry& g = options_.geometry;
+  RS_RETURN_IF_ERROR(CheckCut(new_index_count));
+  const int32_t old_count = index_count_.load(std::memory_order_relaxed);
   // Stale entries past the new end are zeroed, including any left past the old count by
   // an earlier cut or a lost header update, so a later recovery cannot mistake them for
   // entries of this generation.
@@ -329,11 +335,8 @@ Status IndexFile::RebuildFromEntries(int32_t new_index_count) {
 
 Result<bool> IndexFile::CutByUndo(int32_t new_index_count) {
   const IndexGeometry& g = options_.geometry;
+  RS_RETURN_IF_ERROR(CheckCut(new_index_count));
   const int32_t old_count = index_count_.load(std::memory_order_relaxed);
-  if (new_index_count < kIndexFirstEntry || new_index_count > old_count) {
-    return InvalidArgument(path_ + ": cannot keep " + std::to_string(new_index_count) + " of " +
-                           std::to_string(old_count) + " entries");
-  }
   // Check first, change after: every dropped entry must be the head of its slot's chain
   // once the newer ones are undone, i.e. the table matches the entries.
   std::vector<std::pair<uint8_t*, int32_t>> undo;  // slot, value to restore

@@ -152,6 +152,8 @@ class IndexFile {
   Result<bool> CutByUndo(int32_t new_index_count);
 
  private:
+  // kInvalidArgument unless 1 <= new_index_count <= index_count().
+  Status CheckCut(int32_t new_index_count) const;
   // RebuildFromEntries / CutByUndo: zeroes stale entries from new_index_count up to the
   // first all-zero entry at or past the old count; returns that extent (entry index).
   Result<int32_t> ZeroStaleEntries(int32_t new_index_count);
