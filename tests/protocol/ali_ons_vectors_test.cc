@@ -1,6 +1,6 @@
 // Decodes the request frames the npm client ali-ons@3.12.0 really sent
-// (spec/vectors/ali-ons-request-frames.json) and checks them against the decoded header
-// the capture lists next to each frame. Skips when the shared spec directory is absent.
+// (spec/vectors/ali-ons-request-frames.json, copied to tests/protocol/vectors/) and
+// checks them against the decoded header the capture lists next to each frame.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <rapidjson/reader.h>
@@ -124,10 +124,7 @@ class AliOnsVectorsTest : public ::testing::Test {
  protected:
   void SetUp() override {
     std::ifstream in(ROCKETSTORE_ALI_ONS_VECTORS, std::ios::binary);
-    if (!in) {
-      GTEST_SKIP() << "ali-ons request vectors not found at " << ROCKETSTORE_ALI_ONS_VECTORS
-                   << " (the shared spec directory is not checked out next to the project)";
-    }
+    ASSERT_TRUE(in) << "ali-ons request vectors not found at " << ROCKETSTORE_ALI_ONS_VECTORS;
     std::stringstream text;
     text << in.rdbuf();
     Leaves leaves;
