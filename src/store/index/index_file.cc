@@ -5,9 +5,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
-#include <unordered_map>
-#include <utility>
-#include <vector>
 
 namespace rocketstore {
 namespace {
@@ -337,25 +334,17 @@ Result<bool> IndexFile::CutByUndo(int32_t new_index_count) {
   const IndexGeometry& g = options_.geometry;
   RS_RETURN_IF_ERROR(CheckCut(new_index_count));
   const int32_t old_count = index_count_.load(std::memory_order_relaxed);
-  // Check first, change after: every dropped entry must be the head of its slot's chain
-  // once the newer ones are undone, i.e. the table matches the entries.
-  std::vector<std::pair<uint8_t*, int32_t>> undo;  // slot, value to restore
-  undo.reserve(static_cast<size_t>(old_count - new_index_count));
-  std::unordered_map<uint8_t*, int32_t> heads;  // slots already undone in this pass
+  int32_t slots_used = hash_slot_count_.load(std::memory_order_relaxed);
+  // Newest first, each dropped entry must head its slot's chain (the newer ones being
+  // undone already): then the table matches the entries. A refusal part way leaves some
+  // slots restored, which the rebuild does not read (it recomputes the whole table).
   for (int32_t i = old_count - 1; i >= new_index_count; --i) {
     const IndexEntry e = Entry(i);
     if (e.key_hash < 0 || e.prev_index < 0 || e.prev_index >= i) return false;
     uint8_t* slot_ptr = base_ + g.SlotPosition(format::IndexSlotOf(e.key_hash, g.hash_slot_num));
-    auto it = heads.find(slot_ptr);
-    const int32_t head = it != heads.end() ? it->second : LoadSlot(slot_ptr, __ATOMIC_RELAXED);
-    if (head != i) return false;
-    heads[slot_ptr] = e.prev_index;
-    undo.emplace_back(slot_ptr, e.prev_index);
-  }
-  int32_t slots_used = hash_slot_count_.load(std::memory_order_relaxed);
-  for (const auto& [slot_ptr, prev] : undo) {
-    if (prev == kIndexInvalidEntry) --slots_used;
-    StoreSlot(slot_ptr, prev, __ATOMIC_RELAXED);
+    if (LoadSlot(slot_ptr, __ATOMIC_RELAXED) != i) return false;
+    StoreSlot(slot_ptr, e.prev_index, __ATOMIC_RELAXED);
+    if (e.prev_index == kIndexInvalidEntry) --slots_used;
   }
   RS_ASSIGN_OR_RETURN(const int32_t extent, ZeroStaleEntries(new_index_count));
   RS_RETURN_IF_ERROR(FinishCut(new_index_count, slots_used, extent));

@@ -146,9 +146,10 @@ class IndexFile {
   // proportional to the entries dropped instead of the whole file — for a file whose slot
   // table is known to match its entries (written by this code and flushed before a clean
   // shutdown). Puts are undone newest first: each dropped entry's slot gets back the
-  // entry's prevIndex. Returns false, having changed nothing that RebuildFromEntries
-  // reads, if a slot does not point at the entry being undone (the table does not match:
-  // the caller must rebuild). REQUIRES as RebuildFromEntries.
+  // entry's prevIndex. Returns false if a slot does not point at the entry being undone
+  // (the table does not match: the caller must rebuild); the entries and the header are
+  // then unchanged, and the slots RebuildFromEntries recomputes anyway may be part way
+  // undone. REQUIRES as RebuildFromEntries.
   Result<bool> CutByUndo(int32_t new_index_count);
 
  private:
