@@ -8,10 +8,11 @@
 namespace rocketstore {
 namespace {
 
+// 0 if unknown (then nothing counts as in memory and the whole log stays cached).
 uint64_t PhysicalMemoryBytes() {
   const long pages = ::sysconf(_SC_PHYS_PAGES);
   const long page_size = ::sysconf(_SC_PAGE_SIZE);
-  if (pages <= 0 || page_size <= 0) return 0;  // unknown: keep everything cached
+  if (pages <= 0 || page_size <= 0) return 0;
   return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size);
 }
 
@@ -42,7 +43,10 @@ int64_t FirstRecordTimestamp(MappedFile& file) {
 }  // namespace
 
 MessageStore::MessageStore(const StoreOptions& options, FileSystem& fs, Clock& clock)
-    : options_(options), fs_(fs), clock_(clock) {}
+    : options_(options),
+      in_memory_bytes_(options.InMemoryBytes(PhysicalMemoryBytes())),
+      fs_(fs),
+      clock_(clock) {}
 
 MessageStore::~MessageStore() {
   // Without Close() this is a crash as far as the files are concerned: `abort` stays.

@@ -151,6 +151,8 @@ class MessageStore {
   Status WriteCheckpoint();
 
   const StoreOptions options_;
+  // options_.InMemoryBytes of this machine's memory, read once.
+  const int64_t in_memory_bytes_;
   FileSystem& fs_;
   Clock& clock_;
   StoreHealth health_;

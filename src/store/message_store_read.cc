@@ -1,5 +1,4 @@
 // The read side of MessageStore: GetMessage (spec §9.2) and the queue queries.
-#include <unistd.h>
 
 #include <algorithm>
 
@@ -15,18 +14,8 @@ constexpr int64_t kMaxTransferBytesInMemory = 256 * 1024;
 constexpr int kMaxTransferCountInMemory = 32;
 constexpr int64_t kMaxTransferBytesOnDisk = 64 * 1024;
 constexpr int kMaxTransferCountOnDisk = 8;
-constexpr int kAccessMessageInMemoryMaxRatio = 40;
 // At most this many units are examined per call: max(16000, maxMsgNums * 20) bytes.
 constexpr int kMaxFilterBytes = 16000;
-
-int64_t TotalPhysicalMemory() {
-  static const int64_t bytes = [] {
-    const long pages = sysconf(_SC_PHYS_PAGES);
-    const long page = sysconf(_SC_PAGESIZE);
-    return pages > 0 && page > 0 ? static_cast<int64_t>(pages) * page : int64_t{8} << 30;
-  }();
-  return bytes;
-}
 
 bool ValidQueue(std::string_view topic, int32_t queue_id) {
   return queue_id >= 0 && ValidateTopicDirName(topic).ok();
@@ -138,7 +127,7 @@ GetMessageResult MessageStore::GetMessage(const GetMessageRequest& req) const {
 
   r.status = GetMessageStatus::kNoMatchedMessage;
   const PhysicalOffset log_max = commit_log_->MaxOffset();
-  const int64_t memory_limit = TotalPhysicalMemory() * kAccessMessageInMemoryMaxRatio / 100;
+  const int64_t memory_limit = in_memory_bytes_;  // accessMessageInMemoryMaxRatio of RAM
   PhysicalOffset next_phy_file_start(0);
   int examined = 0;
   PhysicalOffset last_examined(0);

@@ -55,15 +55,21 @@ struct StoreOptions {
   int64_t commit_log_resident_window_bytes = -1;  // rocketstore's commitLogResidentWindow
   int access_message_in_memory_max_ratio = 40;    // accessMessageInMemoryMaxRatio
 
-  // The window in effect: commit_log_resident_window_bytes, or for -1 the ratio of
-  // `physical_memory_bytes` (0 when the ratio is 0 or out of [0, 100]).
-  int64_t ResidentWindowBytes(uint64_t physical_memory_bytes) const {
-    if (commit_log_resident_window_bytes >= 0) return commit_log_resident_window_bytes;
+  // How much of the newest log counts as in memory (RocketMQ: totalPhysicalMemorySize *
+  // accessMessageInMemoryMaxRatio / 100): GetMessage's in-memory vs on-disk batch limits,
+  // and the default resident window. 0 when the ratio is 0 or out of [0, 100].
+  int64_t InMemoryBytes(uint64_t physical_memory_bytes) const {
     if (access_message_in_memory_max_ratio <= 0 || access_message_in_memory_max_ratio > 100) {
       return 0;
     }
     return static_cast<int64_t>(physical_memory_bytes / 100 *
                                 static_cast<uint64_t>(access_message_in_memory_max_ratio));
+  }
+
+  // The window in effect: commit_log_resident_window_bytes, or for -1 InMemoryBytes.
+  int64_t ResidentWindowBytes(uint64_t physical_memory_bytes) const {
+    if (commit_log_resident_window_bytes >= 0) return commit_log_resident_window_bytes;
+    return InMemoryBytes(physical_memory_bytes);
   }
 
   // Retention and disk safety (fileReservedTime, deleteWhen, diskMaxUsedSpaceRatio...).
