@@ -187,6 +187,23 @@ TEST_F(GetMessageTest, ArrivalListenerSeesEveryQueueAdvance) {
   EXPECT_EQ(next[2], 2);
 }
 
+// accessMessageInMemoryMaxRatio decides what counts as in memory: at 0 every message is
+// "on disk", and a batch stops at RocketMQ's on-disk limit of 8 messages.
+TEST_F(GetMessageTest, InMemoryRatioSetsTheBatchLimit) {
+  StoreOptions o = TestOptions();
+  o.consume_queue_units_per_file = 64;
+  for (int ratio : {40, 0}) {
+    FaultInjectionFileSystem fs(clock_);
+    o.access_message_in_memory_max_ratio = ratio;
+    ASSERT_OK_AND_ASSIGN(store_, MessageStore::Open(o, fs, clock_));
+    Put(80);  // 20 per queue
+    GetMessageResult r = Get(1, 0, 32);
+    ASSERT_EQ(r.status, GetMessageStatus::kFound);
+    EXPECT_EQ(r.messages.size(), ratio == 0 ? 8u : 20u) << "ratio " << ratio;
+    store_.reset();
+  }
+}
+
 TEST_F(GetMessageTest, BackgroundDispatchCatchesUpWithoutPolling) {
   StoreOptions o = TestOptions();
   o.start_background_services = true;
