@@ -9,12 +9,14 @@
 //
 // SYNC_FLUSH (--mode sync): 1 KiB messages from 1, 8, 64 and 256 producers through the
 // MessageStore with group commit; put->durable latency, messages per fsync, and the raw
-// bound measured in the same run: a 4 KiB pwrite+fdatasync loop at queue depth 1.
+// bound measured in the same run, interleaved with each case in slices: a 4 KiB
+// pwrite+fdatasync loop at queue depth 1.
 //
 //   commitlog_append [--mode async|sync|both] [--seconds S] [--sizes 128,1024,4096]
 //                    [--threads 1,4,64] [--sync-threads 1,8,64,256]
 //                    [--sync-method fdatasync|msync] [--no-zero-fill] [--segment-mib 1024]
 //                    [--resident-mib N] [--memory as-is|warm|cold] [--rounds N]
+//                    [--slice-ms 250]
 // Scratch files go to $ROCKETSTORE_BENCH_DIR (default ./build/bench-data).
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -23,10 +25,12 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <cstring>
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <sstream>
 #include <thread>
 #include <utility>
@@ -58,7 +62,9 @@ struct Config {
   // --memory: the state of the machine's memory when each raw or store case starts (see
   // PrepareMemory).
   std::string memory = "as-is";
-  int rounds = 1;       // --rounds (sync mode): raw loops + cases repeated, ratios per round
+  int rounds = 1;  // --rounds (sync mode): cases repeated, median of the ratios
+  // --slice-ms (sync mode): store slices alternate with raw-loop slices this long.
+  int64_t slice_nanos = 250'000'000;
   bool flush = true;    // --no-flush: diagnostics only (no background flusher)
   bool prepare = true;  // --no-prepare: diagnostics only (no segment preparer)
 };
@@ -277,46 +283,91 @@ RunResult RunStore(const Config& cfg, int body_size, int threads) {
   return result;
 }
 
-// The raw bound for SYNC_FLUSH: 4 KiB pwrite + fdatasync, one at a time. `overwrite`:
-// into a file whose blocks were written and synced beforehand, so each fdatasync has no
-// metadata to write (the fastest a queue-depth-1 loop gets on this disk); otherwise
-// appending to a growing file (block allocation and size change at every sync).
-double RawFsyncPerSec(const Config& cfg, bool overwrite) {
-  ScratchDir dir("rawsync");
-  const std::string path = dir.path() + "/raw";
-  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0644);
-  if (fd < 0) {
-    std::perror("open");
-    std::exit(1);
-  }
-  if (overwrite) {
+// The raw bound for SYNC_FLUSH: 4 KiB pwrite + fdatasync at queue depth 1, two ways.
+// `append` grows a file (block allocation and a size change at every sync); `overwrite`
+// rewrites blocks written and synced beforehand (no metadata per sync: the fastest a
+// queue-depth-1 loop gets on this disk). Each loop keeps its file and position between
+// calls, so it can run in slices between the slices of a store case.
+class RawSyncLoops {
+ public:
+  RawSyncLoops() : dir_("rawsync") {
+    append_.fd = OpenOrDie(dir_.path() + "/append");
+    overwrite_.fd = OpenOrDie(dir_.path() + "/overwrite");
     std::vector<uint8_t> zeros(1 << 20, 0);
-    for (int i = 0; i < 64; ++i) {  // 64 MiB: more than 3 s of 4 KiB syncs on this disk
-      if (::pwrite(fd, zeros.data(), zeros.size(), static_cast<off_t>(i) << 20) !=
+    for (int i = 0; i < kOverwriteMiB; ++i) {
+      if (::pwrite(overwrite_.fd, zeros.data(), zeros.size(), static_cast<off_t>(i) << 20) !=
           static_cast<ssize_t>(zeros.size())) {
-        std::perror("pwrite");
-        std::exit(1);
+        Die("pwrite");
       }
     }
-    if (::fdatasync(fd) != 0) std::exit(1);
-    ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);  // no large folios left to rewrite
+    if (::fdatasync(overwrite_.fd) != 0) Die("fdatasync");
+    ::posix_fadvise(overwrite_.fd, 0, 0, POSIX_FADV_DONTNEED);  // no large folios to rewrite
   }
-  std::vector<uint8_t> page(4096, 0x5A);
-  const int64_t start = NowNanos();
-  const int64_t deadline = start + static_cast<int64_t>(cfg.seconds * 1e9);
-  int64_t n = 0;
-  while (NowNanos() < deadline) {
-    const int64_t slot = overwrite ? n % (16384) : n;  // 16384 x 4 KiB = the 64 MiB
-    if (::pwrite(fd, page.data(), page.size(), static_cast<off_t>(slot * 4096)) != 4096 ||
-        ::fdatasync(fd) != 0) {
-      std::perror("pwrite/fdatasync");
-      std::exit(1);
+  ~RawSyncLoops() {
+    ::close(append_.fd);
+    ::close(overwrite_.fd);
+  }
+  RawSyncLoops(const RawSyncLoops&) = delete;
+  RawSyncLoops& operator=(const RawSyncLoops&) = delete;
+
+  // Runs one loop for `nanos` and adds to its totals.
+  void RunSlice(bool overwrite, int64_t nanos) {
+    Loop& loop = overwrite ? overwrite_ : append_;
+    const int64_t start = NowNanos();
+    int64_t now = start;
+    while (now < start + nanos) {
+      const int64_t slot = overwrite ? loop.syncs % kOverwriteSlots : loop.syncs;
+      if (::pwrite(loop.fd, page_.data(), page_.size(), static_cast<off_t>(slot * 4096)) != 4096 ||
+          ::fdatasync(loop.fd) != 0) {
+        Die("raw pwrite/fdatasync");
+      }
+      ++loop.syncs;
+      now = NowNanos();
     }
-    ++n;
+    loop.nanos += now - start;
   }
-  const double secs = static_cast<double>(NowNanos() - start) / 1e9;
-  ::close(fd);
-  return static_cast<double>(n) / secs;
+  // Syncs per second over every slice so far.
+  double Rate(bool overwrite) const {
+    const Loop& loop = overwrite ? overwrite_ : append_;
+    return loop.nanos > 0 ? static_cast<double>(loop.syncs) * 1e9 / static_cast<double>(loop.nanos)
+                          : 0;
+  }
+
+ private:
+  static constexpr int kOverwriteMiB = 64;
+  static constexpr int64_t kOverwriteSlots = int64_t{kOverwriteMiB} << 8;  // 4 KiB slots
+  struct Loop {
+    int fd = -1;
+    int64_t syncs = 0;
+    int64_t nanos = 0;
+  };
+  [[noreturn]] static void Die(const char* what) {
+    std::perror(what);
+    std::exit(1);
+  }
+  static int OpenOrDie(const std::string& path) {
+    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0) Die(path.c_str());
+    return fd;
+  }
+
+  ScratchDir dir_;
+  Loop append_;
+  Loop overwrite_;
+  std::vector<uint8_t> page_ = std::vector<uint8_t>(4096, 0x5A);
+};
+
+// The disk under this VM changes speed by 2-3x within seconds (a qd-1 loop measured 200 us
+// per sync, then 360 us three seconds later), so a raw loop run before a store case says
+// little about the disk the case met. Each store case therefore runs in slices of
+// --slice-ms: after every store slice its producers are parked and the append loop, then
+// the overwrite loop, run for as long. Store and raw loops see the same disk, and the
+// ratio compares code with code. Between slices the store is idle, but its background
+// threads may still finish work (zero fill, dispatch); that lands mostly in the append
+// slice right after, and the ratio uses the faster loop.
+void RunRawSlices(const Config& cfg, RawSyncLoops& raw) {
+  raw.RunSlice(/*overwrite=*/false, cfg.slice_nanos);
+  raw.RunSlice(/*overwrite=*/true, cfg.slice_nanos);
 }
 
 struct SyncResult {
@@ -367,52 +418,91 @@ class SyncRun {
   const int64_t flush_ns0_;
 };
 
-// Producers as threads: each calls the blocking PutMessage in a loop.
-SyncResult RunSyncStore(const Config& cfg, int threads) {
+// Producers as threads: each calls the blocking PutMessage in a loop while a slice is
+// open, then waits for the next slice.
+SyncResult RunSyncStore(const Config& cfg, int threads, RawSyncLoops& raw) {
   ScratchDir dir("syncstore");
   std::unique_ptr<MessageStore> owned = OpenSyncStore(cfg, dir.path());
   MessageStore& store = *owned;
   const std::string body(1024, 'x');
-  std::atomic<bool> go{false};
+  std::mutex mu;
+  std::condition_variable cv;
+  int64_t slice = 0;  // GUARDED_BY(mu): bumped to open the next slice
+  int parked = 0;     // GUARDED_BY(mu): producers done with the current slice
+  bool stop = false;  // GUARDED_BY(mu)
+  std::atomic<int64_t> deadline{0};
   std::atomic<int64_t> total{0};
   std::vector<Latencies> lat(static_cast<size_t>(threads));
   std::vector<std::thread> workers;
-  int64_t deadline = 0;
   for (int t = 0; t < threads; ++t) {
     workers.emplace_back([&, t] {
       format::MessageToStore m = MakeMessage(body, t % 8);
-      while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
-      int64_t n = 0;
+      int64_t seen = 0;
       while (true) {
-        const int64_t t0 = NowNanos();
-        PutMessageResult r = store.PutMessage(m);
-        const int64_t t1 = NowNanos();
-        if (!r.ok()) {
-          std::fprintf(stderr, "put: %s %s\n", std::string(PutMessageStatusName(r.status)).c_str(),
-                       r.error.c_str());
-          std::exit(1);
+        {
+          std::unique_lock<std::mutex> l(mu);
+          cv.wait(l, [&] { return stop || slice != seen; });
+          if (stop) return;
+          seen = slice;
         }
-        lat[static_cast<size_t>(t)].Add(t1 - t0);
-        ++n;
-        if (t1 > deadline) break;
+        const int64_t until = deadline.load(std::memory_order_acquire);
+        int64_t n = 0;
+        while (true) {
+          const int64_t t0 = NowNanos();
+          PutMessageResult r = store.PutMessage(m);
+          const int64_t t1 = NowNanos();
+          if (!r.ok()) {
+            std::fprintf(stderr, "put: %s %s\n",
+                         std::string(PutMessageStatusName(r.status)).c_str(), r.error.c_str());
+            std::exit(1);
+          }
+          lat[static_cast<size_t>(t)].Add(t1 - t0);
+          ++n;
+          if (t1 >= until) break;
+        }
+        total.fetch_add(n);
+        {
+          std::lock_guard<std::mutex> l(mu);
+          ++parked;
+        }
+        cv.notify_all();
       }
-      total.fetch_add(n);
     });
   }
   SyncRun run(store);
-  const int64_t start = NowNanos();
-  deadline = start + static_cast<int64_t>(cfg.seconds * 1e9);
-  go.store(true, std::memory_order_release);
+  const int64_t target = static_cast<int64_t>(cfg.seconds * 1e9);
+  int64_t store_nanos = 0;
+  while (store_nanos < target) {
+    const int64_t start = NowNanos();
+    {
+      std::lock_guard<std::mutex> l(mu);
+      parked = 0;
+      deadline.store(start + cfg.slice_nanos, std::memory_order_release);
+      ++slice;
+    }
+    cv.notify_all();
+    {
+      std::unique_lock<std::mutex> l(mu);
+      cv.wait(l, [&] { return parked == threads; });
+    }
+    store_nanos += NowNanos() - start;
+    RunRawSlices(cfg, raw);
+  }
+  {
+    std::lock_guard<std::mutex> l(mu);
+    stop = true;
+  }
+  cv.notify_all();
   for (auto& w : workers) w.join();
-  const double secs = static_cast<double>(NowNanos() - start) / 1e9;
   Latencies all;
   for (auto& l : lat) all.Merge(l);
-  return run.Finish(total.load(), secs, std::move(all));
+  return run.Finish(total.load(), static_cast<double>(store_nanos) / 1e9, std::move(all));
 }
 
 // Producers as the broker serves them: each has one put in flight and sends the next when
-// the store says the last one is durable (PutMessageAsync); no thread per producer.
-SyncResult RunSyncStoreAsync(const Config& cfg, int producers) {
+// the store says the last one is durable (PutMessageAsync); no thread per producer. A
+// producer whose answer arrives after the slice's deadline is parked until the next.
+SyncResult RunSyncStoreAsync(const Config& cfg, int producers, RawSyncLoops& raw) {
   ScratchDir dir("syncstore");
   std::unique_ptr<MessageStore> owned = OpenSyncStore(cfg, dir.path());
   MessageStore& store = *owned;
@@ -423,10 +513,12 @@ SyncResult RunSyncStoreAsync(const Config& cfg, int producers) {
     Latencies latencies;
   };
   std::vector<Producer> prod(static_cast<size_t>(producers));
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<size_t> parked;  // GUARDED_BY(mu)
+  std::atomic<int64_t> deadline{0};
   std::atomic<int64_t> total{0};
-  std::atomic<int> running{producers};
   std::atomic<bool> failed{false};
-  int64_t deadline = 0;
   std::function<void(size_t)> send = [&](size_t p) {
     prod[p].sent_at = NowNanos();
     store.PutMessageAsync(prod[p].message, true, [&, p](PutMessageResult r) {
@@ -438,77 +530,89 @@ SyncResult RunSyncStoreAsync(const Config& cfg, int producers) {
       }
       prod[p].latencies.Add(now - prod[p].sent_at);
       total.fetch_add(1, std::memory_order_relaxed);
-      if (now < deadline && !failed.load()) {
+      if (now < deadline.load(std::memory_order_acquire) && !failed.load()) {
         send(p);
-      } else {
-        running.fetch_sub(1);
+        return;
       }
+      {
+        std::lock_guard<std::mutex> l(mu);
+        parked.push_back(p);
+      }
+      cv.notify_one();
     });
   };
   for (size_t p = 0; p < prod.size(); ++p) {
     prod[p].message = MakeMessage(body, static_cast<int>(p % 8));
     prod[p].latencies.Reserve(1 << 16);
+    parked.push_back(p);
   }
   SyncRun run(store);
-  const int64_t start = NowNanos();
-  deadline = start + static_cast<int64_t>(cfg.seconds * 1e9);
-  for (size_t p = 0; p < prod.size(); ++p) send(p);
-  while (running.load() > 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  const double secs = static_cast<double>(NowNanos() - start) / 1e9;
+  const int64_t target = static_cast<int64_t>(cfg.seconds * 1e9);
+  int64_t store_nanos = 0;
+  while (store_nanos < target && !failed.load()) {
+    std::vector<size_t> go;
+    {
+      std::lock_guard<std::mutex> l(mu);
+      go.swap(parked);
+    }
+    const int64_t start = NowNanos();
+    deadline.store(start + cfg.slice_nanos, std::memory_order_release);
+    for (size_t p : go) send(p);
+    {
+      std::unique_lock<std::mutex> l(mu);
+      cv.wait(l, [&] { return parked.size() == prod.size(); });
+    }
+    store_nanos += NowNanos() - start;
+    RunRawSlices(cfg, raw);
+  }
   if (failed.load()) std::exit(1);
   Latencies all;
   for (auto& p : prod) all.Merge(p.latencies);
-  return run.Finish(total.load(), secs, std::move(all));
+  return run.Finish(total.load(), static_cast<double>(store_nanos) / 1e9, std::move(all));
 }
 
-// One round: the raw loops, then every store case, each ratio against this round's raw.
-// Returns each case's ratio by label.
-std::map<std::string, std::pair<double, double>> RunSyncRound(const Config& cfg) {
-  std::map<std::string, std::pair<double, double>> rates;  // label -> (msgs/s, ratio)
-  Progress p("raw fdatasync bound");
-  p.Update(0);
-  const double raw_append = RawFsyncPerSec(cfg, /*overwrite=*/false);
-  const double raw_overwrite = RawFsyncPerSec(cfg, /*overwrite=*/true);
-  p.Done();
-  // Ratios are against the faster of the two loops.
-  const double raw = std::max(raw_append, raw_overwrite);
-  std::printf("%-9s %12s %10s %10s %10s %10s %10s %9s\n", "producers", "msgs/s", "p50", "p99",
-              "p99.9", "msgs/fsync", "fsync", "vs raw");
-  for (auto [name, rate] :
-       {std::pair{"raw app", raw_append}, std::pair{"raw ovw", raw_overwrite}}) {
-    std::printf("%-9s %12s %10s %10s %10s %10s %10s %9.2f\n", name, HumanRate(rate).c_str(),
-                HumanNanos(static_cast<int64_t>(1e9 / rate)).c_str(), "-", "-", "1",
-                HumanNanos(static_cast<int64_t>(1e9 / rate)).c_str(), rate / raw);
-  }
+// One round: every store case, each interleaved with its own raw loops (RunRawSlices) and
+// its ratio taken against the faster of them. Returns (label, (msgs/s, ratio)) per case, in
+// the order run.
+std::vector<std::pair<std::string, std::pair<double, double>>> RunSyncRound(const Config& cfg) {
+  std::vector<std::pair<std::string, std::pair<double, double>>> rates;
+  std::printf("%-9s %10s %10s %10s %10s %10s %10s %9s %9s %7s\n", "producers", "msgs/s", "p50",
+              "p99", "p99.9", "msgs/fsync", "fsync", "raw app", "raw ovw", "vs raw");
   std::vector<std::string> models;
   if (cfg.sync_producers != "async") models.push_back("threads");
   if (cfg.sync_producers != "threads") models.push_back("async");
   for (const std::string& model : models) {
     for (int t : cfg.sync_threads) {
-      Progress pr("sync store x " + std::to_string(t) + " " + model + " producers");
+      Progress pr("sync store x " + std::to_string(t) + " " + model + " producers + raw loops");
       pr.Update(0);
-      SyncResult r = model == "async" ? RunSyncStoreAsync(cfg, t) : RunSyncStore(cfg, t);
+      RawSyncLoops raw;
+      SyncResult r = model == "async" ? RunSyncStoreAsync(cfg, t, raw) : RunSyncStore(cfg, t, raw);
       pr.Done();
+      const double raw_append = raw.Rate(/*overwrite=*/false);
+      const double raw_overwrite = raw.Rate(/*overwrite=*/true);
+      const double ratio = r.msgs_per_sec / std::max(raw_append, raw_overwrite);
       const std::string label = std::to_string(t) + (model == "async" ? " async" : " thr");
-      std::printf("%-9s %12s %10s %10s %10s %10.1f %10s %9.2f\n", label.c_str(),
+      std::printf("%-9s %10s %10s %10s %10s %10.1f %10s %9s %9s %7.2f\n", label.c_str(),
                   HumanRate(r.msgs_per_sec).c_str(), HumanNanos(r.latencies.Percentile(50)).c_str(),
                   HumanNanos(r.latencies.Percentile(99)).c_str(),
                   HumanNanos(r.latencies.Percentile(99.9)).c_str(), r.msgs_per_fsync,
-                  HumanNanos(r.avg_flush_nanos).c_str(), r.msgs_per_sec / raw);
+                  HumanNanos(r.avg_flush_nanos).c_str(), HumanRate(raw_append).c_str(),
+                  HumanRate(raw_overwrite).c_str(), ratio);
       std::fflush(stdout);
-      rates[label] = {r.msgs_per_sec, r.msgs_per_sec / raw};
+      rates.push_back({label, {r.msgs_per_sec, ratio}});
     }
   }
   return rates;
 }
 
-// The disk's own speed drifts by 2x within minutes here (the qd-1 loop measured 150-480 us
-// per sync the same hour), so a ratio is only as good as the raw loop next to it:
-// --rounds N repeats raw loops + cases N times and summarises the per-round ratios.
+// --rounds N repeats every case N times and summarises the ratios (each taken against the
+// raw loops interleaved with that run).
 void RunSyncMode(const Config& cfg) {
-  std::printf("\nSYNC_FLUSH (group commit, %s, zero fill %s), 1 KiB bodies, %.1f s per case\n",
-              cfg.sync_method == FlushMethod::kFdatasync ? "fdatasync" : "msync",
-              cfg.zero_fill ? "on" : "off", cfg.seconds);
+  std::printf(
+      "\nSYNC_FLUSH (group commit, %s, zero fill %s), 1 KiB bodies, %.1f s of store per case\n"
+      "in slices of %.0f ms, each followed by as long of the raw append and overwrite loops\n",
+      cfg.sync_method == FlushMethod::kFdatasync ? "fdatasync" : "msync",
+      cfg.zero_fill ? "on" : "off", cfg.seconds, static_cast<double>(cfg.slice_nanos) / 1e6);
   std::map<std::string, std::vector<std::pair<double, double>>> all;
   std::vector<std::string> order;
   for (int round = 1; round <= cfg.rounds; ++round) {
@@ -519,7 +623,7 @@ void RunSyncMode(const Config& cfg) {
     }
   }
   if (cfg.rounds > 1) {
-    std::printf("-- %d rounds: median msgs/s, and the ratio to each round's own raw loop\n",
+    std::printf("-- %d rounds: median msgs/s, and the ratio to each run's own raw loops\n",
                 cfg.rounds);
     std::printf("%-9s %12s %9s %9s %9s\n", "producers", "msgs/s", "median", "min", "max");
     for (const std::string& label : order) {
@@ -563,6 +667,8 @@ int main(int argc, char** argv) {
       cfg.segment_size = std::stoll(next()) << 20;
     else if (a == "--rounds")
       cfg.rounds = std::max(1, std::stoi(next()));
+    else if (a == "--slice-ms")
+      cfg.slice_nanos = std::max<int64_t>(1, std::stoll(next())) * 1'000'000;
     else if (a == "--memory")
       cfg.memory = next();
     else if (a == "--no-flush")
@@ -589,9 +695,11 @@ int main(int argc, char** argv) {
           "[--sizes 128,1024,4096] [--threads 1,4,64] [--sync-threads 1,8,64,256] "
           "[--sync-producers threads|async|both] [--sync-method fdatasync|msync] "
           "[--no-zero-fill] [--segment-mib 1024] [--resident-mib N] [--memory as-is|warm|cold] "
-          "[--rounds N]\n"
-          "  --rounds: sync mode runs the raw loops and the cases N times and prints the median "
-          "ratio (the disk's speed drifts within minutes)\n"
+          "[--rounds N] [--slice-ms 250]\n"
+          "  --slice-ms: sync mode runs each store case in slices this long, each followed by "
+          "as long of the raw append and overwrite fdatasync loops, so both meet the same disk "
+          "(its speed drifts 2-3x within seconds on a VM)\n"
+          "  --rounds: sync mode runs every case N times and prints the median ratio\n"
           "  --memory: memory state before each raw and store case (async mode): as-is = "
           "what the previous case left; warm = reuse page cache just freed (a busy broker); "
           "cold = wait 10 s so the VM's host reclaims freed memory (a fresh machine)\n"
