@@ -18,7 +18,10 @@ void GroupCommit::LeadFlushLocked(std::unique_lock<std::mutex>& l) {
   l.lock();
   flushing_ = false;
   ++flushes_;
-  flush_nanos_ += std::chrono::duration_cast<std::chrono::nanoseconds>(took).count();
+  const int64_t took_nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(took).count();
+  flush_nanos_ += took_nanos;
+  recent_flush_nanos_ =
+      recent_flush_nanos_ == 0 ? took_nanos : (recent_flush_nanos_ * 7 + took_nanos) / 8;
   if (!flushed.ok()) {
     if (error_.ok()) {
       error_ = flushed.status().WithContext(
@@ -27,9 +30,31 @@ void GroupCommit::LeadFlushLocked(std::unique_lock<std::mutex>& l) {
     }
   } else {
     RaiseDurableLocked(flushed->value());
+    const int64_t durable = durable_.load(std::memory_order_relaxed);
+    released_ = static_cast<int>(std::count_if(blocking_ends_.begin(), blocking_ends_.end(),
+                                               [durable](int64_t e) { return e <= durable; }));
   }
+  arrived_ = 0;
   cv_.notify_all();
+  gather_cv_.notify_all();
   CompleteDecidedLocked(l);
+}
+
+void GroupCommit::GatherLocked(std::unique_lock<std::mutex>& l, int64_t end,
+                               std::chrono::steady_clock::time_point deadline) {
+  const int64_t budget = std::clamp(recent_flush_nanos_ / 2, options_.min_gather_nanos,
+                                    std::max(options_.min_gather_nanos, options_.max_gather_nanos));
+  const auto until =
+      std::min(deadline, std::chrono::steady_clock::now() + std::chrono::nanoseconds(budget));
+  gathering_ = true;
+  const bool complete = gather_cv_.wait_until(l, until, [&] {
+    return arrived_ >= released_ || flushing_ || !error_.ok() ||
+           durable_.load(std::memory_order_relaxed) >= end;
+  });
+  gathering_ = false;
+  if (!complete) ++gather_timeouts_;
+  // Whoever has not come back by now waits for the flush after this one.
+  released_ = 0;
 }
 
 void GroupCommit::RaiseDurableLocked(int64_t offset) {
@@ -102,14 +127,34 @@ Status GroupCommit::WaitDurable(PhysicalOffset end) {
   std::unique_lock<std::mutex> l(mu_);
   ++waits_;
   if (options_.unsafe_ack_before_flush_for_testing) return Status::OK();
+  ++arrived_;
+  if (gathering_ && arrived_ >= released_) gather_cv_.notify_one();
+  blocking_ends_.push_back(end.value());
+  const Status outcome = WaitDurableLocked(l, end.value(), deadline);
+  auto it = std::find(blocking_ends_.begin(), blocking_ends_.end(), end.value());
+  *it = blocking_ends_.back();
+  blocking_ends_.pop_back();
+  return outcome;
+}
+
+Status GroupCommit::WaitDurableLocked(std::unique_lock<std::mutex>& l, int64_t end,
+                                      std::chrono::steady_clock::time_point deadline) {
   while (true) {
     if (!error_.ok()) return error_;
     // Late is a timeout even if the flush finished meanwhile (RocketMQ's watcher fires at
     // the deadline whatever happens after it).
-    if (std::chrono::steady_clock::now() >= deadline) return TimeoutError(end.value());
-    if (durable_.load(std::memory_order_acquire) >= end.value()) return Status::OK();
-    if (!flushing_) {
-      LeadFlushLocked(l);
+    if (std::chrono::steady_clock::now() >= deadline) {
+      // This waiter may have been the one about to lead: let another take over.
+      cv_.notify_all();
+      return TimeoutError(end);
+    }
+    if (durable_.load(std::memory_order_acquire) >= end) return Status::OK();
+    if (!flushing_ && !gathering_) {
+      if (arrived_ < released_) {
+        GatherLocked(l, end, deadline);
+      } else {
+        LeadFlushLocked(l);
+      }
       continue;
     }
     cv_.wait_until(l, deadline);
@@ -147,6 +192,11 @@ int64_t GroupCommit::flush_count() const {
 int64_t GroupCommit::flush_nanos() const {
   std::lock_guard<std::mutex> l(mu_);
   return flush_nanos_;
+}
+
+int64_t GroupCommit::gather_timeouts() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return gather_timeouts_;
 }
 
 int64_t GroupCommit::wait_count() const {

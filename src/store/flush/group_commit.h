@@ -10,6 +10,17 @@
 // durable leads the next flush. A single producer therefore pays exactly one flush per
 // put and no thread switch; N concurrent producers share each flush.
 //
+// Gathering (blocking waiters only): a flush releases the producers it made durable, and
+// each of them usually puts again at once. Leading the next flush the moment the first of
+// them is back would leave the rest to the flush after (with 8 producer threads on 2
+// cores, ~4 messages per flush). So a waiter about to lead first waits until as many
+// waiters have arrived since the last flush as that flush released — at most half the
+// recent flush time, clamped to [min_gather_nanos, max_gather_nanos] — then flushes them
+// all. A producer that does not come back costs one bounded wait, once: the next flush
+// counts only the producers it released. One producer never waits (it is the only one
+// released, and the leader itself). Callback waiters (WhenDurable) need no gathering:
+// their next puts are appended by the callbacks before the flushing thread flushes again.
+//
 // Outcomes: OK; kDeadlineExceeded when the data was not durable within `timeout_ms`
 // (FLUSH_DISK_TIMEOUT; the message is stored, just late); or the flush error. A failed
 // flush is sticky: the store's health turns not-writable, every waiter, now and later,
@@ -33,6 +44,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -51,6 +63,10 @@ class GroupCommit {
   struct Options {
     FlushMethod method = FlushMethod::kFdatasync;
     int64_t timeout_ms = 5000;  // syncFlushTimeout
+    // Bounds of the gathering wait (see "Gathering"); the wait is half the recent flush
+    // time, clamped to these.
+    int64_t min_gather_nanos = 0;
+    int64_t max_gather_nanos = 1'000'000;
     // For the crash harness's self-test ONLY: acknowledge without flushing, the bug the
     // harness must catch. Never set in production.
     bool unsafe_ack_before_flush_for_testing = false;
@@ -94,6 +110,8 @@ class GroupCommit {
   int64_t flush_count() const;
   int64_t wait_count() const;
   int64_t flush_nanos() const;  // total time spent flushing
+  // Gatherings that ended at their time bound with producers still missing.
+  int64_t gather_timeouts() const;
 
  private:
   struct Pending {
@@ -104,6 +122,14 @@ class GroupCommit {
   // REQUIRES: l holds mu_ and no flush is in progress. Flushes with the lock released,
   // then completes the callbacks the flush decided (also with the lock released).
   void LeadFlushLocked(std::unique_lock<std::mutex>& l);
+  // WaitDurable after registering the waiter: until [.., end) is durable, `deadline`, or
+  // the sticky error; leads flushes (after gathering) when none is in progress.
+  Status WaitDurableLocked(std::unique_lock<std::mutex>& l, int64_t end,
+                           std::chrono::steady_clock::time_point deadline);
+  // REQUIRES: l holds mu_, no flush and no gathering in progress. Waits (bounded) for the
+  // producers the last flush released to arrive again; see "Gathering".
+  void GatherLocked(std::unique_lock<std::mutex>& l, int64_t end,
+                    std::chrono::steady_clock::time_point deadline);
   // durable_ = max(durable_, offset); tells the listener when it moved.
   void RaiseDurableLocked(int64_t offset);
   // Moves out the callbacks for which `decided` holds.
@@ -119,8 +145,14 @@ class GroupCommit {
   const Options options_;
 
   mutable std::mutex mu_;
-  std::condition_variable cv_;
-  bool flushing_ = false;            // GUARDED_BY(mu_)
+  std::condition_variable cv_;          // flush finished (blocking waiters)
+  std::condition_variable gather_cv_;   // a waiter arrived, or a flush finished (gatherer)
+  bool flushing_ = false;               // GUARDED_BY(mu_)
+  bool gathering_ = false;              // GUARDED_BY(mu_): a would-be leader is gathering
+  std::vector<int64_t> blocking_ends_;  // GUARDED_BY(mu_): `end` of each WaitDurable caller
+  int released_ = 0;                // GUARDED_BY(mu_): WaitDurable callers the last flush released
+  int arrived_ = 0;                 // GUARDED_BY(mu_): WaitDurable calls since the last flush ended
+  int64_t recent_flush_nanos_ = 0;  // GUARDED_BY(mu_): moving average of flush time
   std::atomic<int64_t> durable_{0};  // written under mu_, read lock-free
   std::function<void()> on_durable_;
   std::function<Status()> commit_;
@@ -131,6 +163,7 @@ class GroupCommit {
   int64_t flushes_ = 0;                   // GUARDED_BY(mu_)
   int64_t waits_ = 0;                     // GUARDED_BY(mu_)
   int64_t flush_nanos_ = 0;               // GUARDED_BY(mu_)
+  int64_t gather_timeouts_ = 0;           // GUARDED_BY(mu_)
 };
 
 }  // namespace rocketstore
