@@ -29,10 +29,14 @@ void GroupCommit::LeadFlushLocked(std::unique_lock<std::mutex>& l) {
       health_.SetFatalIoError(error_);
     }
   } else {
+    // Released: the waiters this flush made durable. Not those an earlier flush released
+    // that have not yet run to leave (they would be counted twice).
+    const int64_t before = durable_.load(std::memory_order_relaxed);
     RaiseDurableLocked(flushed->value());
-    const int64_t durable = durable_.load(std::memory_order_relaxed);
-    released_ = static_cast<int>(std::count_if(blocking_ends_.begin(), blocking_ends_.end(),
-                                               [durable](int64_t e) { return e <= durable; }));
+    const int64_t after = durable_.load(std::memory_order_relaxed);
+    released_ = static_cast<int>(
+        std::count_if(blocking_ends_.begin(), blocking_ends_.end(),
+                      [before, after](int64_t e) { return e > before && e <= after; }));
   }
   arrived_ = 0;
   cv_.notify_all();
