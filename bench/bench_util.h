@@ -1,7 +1,9 @@
 // Small helpers shared by the bench/ programs: latency percentiles, human units, a
-// progress line on a terminal, a scratch directory, and command-line parsing.
+// progress line on a terminal, a scratch directory, command-line parsing, and the raw
+// fdatasync loops that SYNC_FLUSH figures are compared with.
 #pragma once
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -143,6 +145,80 @@ class ScratchDir {
 
  private:
   std::string path_;
+};
+
+// The raw bound for SYNC_FLUSH: 4 KiB pwrite + fdatasync at queue depth 1, two ways.
+// `append` grows a file (block allocation and a size change at every sync); `overwrite`
+// rewrites blocks written and synced beforehand (no metadata per sync: the fastest a
+// queue-depth-1 loop gets on this disk). Each loop keeps its file and position between
+// calls, so it can run in slices between the slices of a store case.
+class RawSyncLoops {
+ public:
+  RawSyncLoops() : dir_("rawsync") {
+    append_.fd = OpenOrDie(dir_.path() + "/append");
+    overwrite_.fd = OpenOrDie(dir_.path() + "/overwrite");
+    std::vector<uint8_t> zeros(1 << 20, 0);
+    for (int i = 0; i < kOverwriteMiB; ++i) {
+      if (::pwrite(overwrite_.fd, zeros.data(), zeros.size(), static_cast<off_t>(i) << 20) !=
+          static_cast<ssize_t>(zeros.size())) {
+        Die("pwrite");
+      }
+    }
+    if (::fdatasync(overwrite_.fd) != 0) Die("fdatasync");
+    ::posix_fadvise(overwrite_.fd, 0, 0, POSIX_FADV_DONTNEED);  // no large folios to rewrite
+  }
+  ~RawSyncLoops() {
+    ::close(append_.fd);
+    ::close(overwrite_.fd);
+  }
+  RawSyncLoops(const RawSyncLoops&) = delete;
+  RawSyncLoops& operator=(const RawSyncLoops&) = delete;
+
+  // Runs one loop for `nanos` and adds to its totals.
+  void RunSlice(bool overwrite, int64_t nanos) {
+    Loop& loop = overwrite ? overwrite_ : append_;
+    const int64_t start = NowNanos();
+    int64_t now = start;
+    while (now < start + nanos) {
+      const int64_t slot = overwrite ? loop.syncs % kOverwriteSlots : loop.syncs;
+      if (::pwrite(loop.fd, page_.data(), page_.size(), static_cast<off_t>(slot * 4096)) != 4096 ||
+          ::fdatasync(loop.fd) != 0) {
+        Die("raw pwrite/fdatasync");
+      }
+      ++loop.syncs;
+      now = NowNanos();
+    }
+    loop.nanos += now - start;
+  }
+  // Syncs per second over every slice so far.
+  double Rate(bool overwrite) const {
+    const Loop& loop = overwrite ? overwrite_ : append_;
+    return loop.nanos > 0 ? static_cast<double>(loop.syncs) * 1e9 / static_cast<double>(loop.nanos)
+                          : 0;
+  }
+
+ private:
+  static constexpr int kOverwriteMiB = 64;
+  static constexpr int64_t kOverwriteSlots = int64_t{kOverwriteMiB} << 8;  // 4 KiB slots
+  struct Loop {
+    int fd = -1;
+    int64_t syncs = 0;
+    int64_t nanos = 0;
+  };
+  [[noreturn]] static void Die(const char* what) {
+    std::perror(what);
+    std::exit(1);
+  }
+  static int OpenOrDie(const std::string& path) {
+    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0) Die(path.c_str());
+    return fd;
+  }
+
+  ScratchDir dir_;
+  Loop append_;
+  Loop overwrite_;
+  std::vector<uint8_t> page_ = std::vector<uint8_t>(4096, 0x5A);
 };
 
 }  // namespace rocketstore::bench

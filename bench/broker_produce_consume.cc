@@ -1,7 +1,8 @@
 // bench/broker_produce_consume: the broker over loopback, end to end.
 //
-// Starts a name server and a broker in this process (ASYNC_FLUSH, store in a scratch
-// dir) and sends 1 KiB messages with SEND_MESSAGE_V2, S seconds per row:
+// Starts a name server and a broker in this process (ASYNC_FLUSH, or SYNC_FLUSH with
+// --flush sync; store in a scratch dir) and sends 1 KiB messages with SEND_MESSAGE_V2, S
+// seconds per row:
 //   * synchronous rows: one thread per connection with the blocking RemotingClient, one
 //     request in flight per connection. The 1-connection row is the send latency of an
 //     unloaded broker.
@@ -16,6 +17,11 @@
 // --broker-threads io threads (1, its default). --serialize rocketmq sends the requests
 // with the binary header (RocketMQSerializable; the broker answers in kind) instead of
 // JSON, the header every client we target uses.
+// --flush sync: every send is answered once durable (group commit). Each row is then
+// bracketed by the raw bound of bench/commitlog_append — 4 KiB pwrite + fdatasync at queue
+// depth 1, appending and overwriting, 0.5 s each before and after the row — and the row
+// prints that rate and its ratio to it. `--shapes 64x1` is 64 producers with one send each
+// in flight.
 //
 // Default pipelined rows: 1 connection x 256 in flight (the shape of a RocketMQ Java
 // producer sending asynchronously: one connection per broker, many requests on it) and
@@ -25,6 +31,7 @@
 //                          [--shapes 1x256,4x64 | --connections 4 --inflight 64]
 //                          [--io-threads 1] [--broker-threads 1] [--serialize json|rocketmq]
 //                          [--resident-mib N]   (commit log page cache kept behind the writer)
+//                          [--flush async|sync]
 #include <sys/resource.h>
 
 #include <atomic>
@@ -98,15 +105,39 @@ struct Row {
   double sends_per_sec = 0;
   Latencies lat;
   int64_t sent = 0;
-  int64_t cpu_nanos = 0;  // process CPU time spent during the row
+  int64_t cpu_nanos = 0;         // process CPU time spent during the row
+  double raw_syncs_per_sec = 0;  // --flush sync: the qd-1 fdatasync rate around the row
 };
+
+// --flush sync: the raw qd-1 fdatasync loops run this long before and after each row.
+constexpr int64_t kRawSliceNanos = 500'000'000;
+bool g_sync_flush = false;
+
+// Runs `row` between two rounds of the raw loops (when --flush sync) and notes their rate.
+template <typename RunRow>
+Row Bracketed(RunRow run_row) {
+  if (!g_sync_flush) return run_row();
+  RawSyncLoops raw;
+  raw.RunSlice(/*overwrite=*/false, kRawSliceNanos);
+  raw.RunSlice(/*overwrite=*/true, kRawSliceNanos);
+  Row row = run_row();
+  raw.RunSlice(/*overwrite=*/false, kRawSliceNanos);
+  raw.RunSlice(/*overwrite=*/true, kRawSliceNanos);
+  row.raw_syncs_per_sec = std::max(raw.Rate(false), raw.Rate(true));
+  return row;
+}
 
 void PrintRow(const char* mode, int connections, int inflight, Row& row) {
   const int64_t cpu_per_send = row.sent > 0 ? row.cpu_nanos / row.sent : 0;
-  std::printf("%-10s %11d %9d %12s %10s %10s %10s %12s\n", mode, connections, inflight,
+  std::printf("%-10s %11d %9d %12s %10s %10s %10s %12s", mode, connections, inflight,
               HumanRate(row.sends_per_sec).c_str(), HumanNanos(row.lat.Percentile(50)).c_str(),
               HumanNanos(row.lat.Percentile(99)).c_str(),
               HumanNanos(row.lat.Percentile(99.9)).c_str(), HumanNanos(cpu_per_send).c_str());
+  if (g_sync_flush) {
+    std::printf(" %10s %8.2f", HumanRate(row.raw_syncs_per_sec).c_str(),
+                row.sends_per_sec / row.raw_syncs_per_sec);
+  }
+  std::printf("\n");
   std::fflush(stdout);
 }
 
@@ -287,6 +318,13 @@ int main(int argc, char** argv) {
           v == "json" ? protocol::SerializeType::kJson : protocol::SerializeType::kRocketMq;
     } else if (a == "--broker-threads" && i + 1 < argc) {
       broker_threads = std::max(1, std::stoi(argv[++i]));
+    } else if (a == "--flush" && i + 1 < argc) {
+      const std::string v = argv[++i];
+      if (v != "async" && v != "sync") {
+        std::fprintf(stderr, "--flush: async or sync\n");
+        return 2;
+      }
+      g_sync_flush = v == "sync";
     } else if (a == "--resident-mib" && i + 1 < argc) {
       resident_mib = std::max<int64_t>(0, std::stoll(argv[++i]));
     } else {
@@ -294,7 +332,10 @@ int main(int argc, char** argv) {
                    "usage: broker_produce_consume [--seconds S] [--sync-connections 1,4] "
                    "[--shapes 1x256,4x64 | --connections 4 --inflight 64] [--io-threads 1] "
                    "[--broker-threads 1] "
-                   "[--serialize json|rocketmq] [--resident-mib 1024]\n"
+                   "[--serialize json|rocketmq] [--resident-mib 1024] [--flush async|sync]\n"
+                   "  --flush sync: SYNC_FLUSH (answers once durable); each row also prints "
+                   "the raw 4 KiB write+fdatasync rate at queue depth 1 measured around it "
+                   "and the ratio (--shapes 64x1 = 64 producers, one send in flight each)\n"
                    "  lists (1,4,16) give one row each; --sync-connections 0 skips the "
                    "synchronous rows\n"
                    "  --resident-mib: commit log page cache kept behind the writer "
@@ -313,6 +354,7 @@ int main(int argc, char** argv) {
   bo.namesrv_addrs = {"127.0.0.1:" + std::to_string(ns.port())};
   bo.store.root_dir = dir.path() + "/store";
   if (resident_mib >= 0) bo.store.commit_log_resident_window_bytes = resident_mib << 20;
+  if (g_sync_flush) bo.store.flush_disk_type = FlushDiskType::kSyncFlush;
   broker::Broker broker(bo);
   if (Status s = broker.Start(); !s.ok()) {
     std::fprintf(stderr, "broker: %s\n", s.ToString().c_str());
@@ -320,18 +362,20 @@ int main(int argc, char** argv) {
   }
   const std::string addr = broker.address();
   std::printf(
-      "broker_produce_consume: 1 KiB SEND_MESSAGE_V2 over loopback, ASYNC_FLUSH, %.1f s per "
+      "broker_produce_consume: 1 KiB SEND_MESSAGE_V2 over loopback, %s, %.1f s per "
       "row.\nClients and broker share this machine's %u cores (broker: %d io thread%s; "
       "pipelined clients: %d io thread%s).\n",
-      seconds, std::thread::hardware_concurrency(), bo.server.threads,
-      bo.server.threads == 1 ? "" : "s", io_threads, io_threads == 1 ? "" : "s");
-  std::printf("%-10s %11s %9s %12s %10s %10s %10s %12s\n", "mode", "connections", "in-flight",
+      g_sync_flush ? "SYNC_FLUSH" : "ASYNC_FLUSH", seconds, std::thread::hardware_concurrency(),
+      bo.server.threads, bo.server.threads == 1 ? "" : "s", io_threads, io_threads == 1 ? "" : "s");
+  std::printf("%-10s %11s %9s %12s %10s %10s %10s %12s", "mode", "connections", "in-flight",
               "sends/s", "p50", "p99", "p99.9", "cpu/send");
+  if (g_sync_flush) std::printf(" %10s %8s", "raw qd-1", "vs raw");
+  std::printf("\n");
   const std::string body(1024, 'x');
   int64_t total_sent = 0;
   for (int n : sync_connections) {
     if (n <= 0) continue;
-    Row row = RunSync(addr, n, seconds, body);
+    Row row = Bracketed([&] { return RunSync(addr, n, seconds, body); });
     total_sent += row.sent;
     PrintRow("sync", n, 1, row);
   }
@@ -345,7 +389,7 @@ int main(int argc, char** argv) {
   }
   for (auto [n, d] : shapes) {
     if (n <= 0 || d <= 0) continue;
-    Row row = RunPipelined(addr, n, d, io_threads, seconds, body);
+    Row row = Bracketed([&] { return RunPipelined(addr, n, d, io_threads, seconds, body); });
     total_sent += row.sent;
     PrintRow("pipelined", n, d, row);
   }
