@@ -244,6 +244,7 @@ Status FaultInjectionFileSystem::BeginOpLocked(OpKind kind, const std::string& w
     crash_at_.reset();
     snapshot_ = WorldCopier(crash_mode_).Copy(*world_);
     crashed_ = true;
+    crashed_mode_ = crash_mode_;
     return Aborted("simulated crash at op " + std::to_string(n) + ": " + what);
   }
   if (fail_at_.has_value() && n == *fail_at_) {
@@ -568,6 +569,7 @@ Status FaultInjectionFileSystem::CrashNow(CrashMode mode) {
   crash_at_.reset();
   snapshot_ = WorldCopier(mode).Copy(*world_);
   crashed_ = true;
+  crashed_mode_ = mode;
   return Status::OK();
 }
 
@@ -589,7 +591,13 @@ Status FaultInjectionFileSystem::Reboot() {
   world_ = std::move(snapshot_);
   snapshot_.reset();
   crashed_ = false;
+  if (crashed_mode_ == CrashMode::kPowerLoss) ++boots_;
   return Status::OK();
+}
+
+Result<std::string> FaultInjectionFileSystem::BootId() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return "fault-boot-" + std::to_string(boots_);
 }
 
 void FaultInjectionFileSystem::FailOpAt(uint64_t n, int err) {

@@ -101,7 +101,7 @@
 //   (kCreateDirs), RemoveFile and RemoveDir (kRemove), Rename (kRename), SyncDir
 //   (kSyncDir), SetMTime (kSetMTime), LockFile (kLock).
 // Not counted: read-only OpenFile/Map, PRead, Size, Prefault, SetReadahead, Stat, Exists, ListDir,
-// GetDiskUsage, and the test helpers below. Calls on detached handles and calls while
+// GetDiskUsage, BootId, and the test helpers below. Calls on detached handles and calls while
 // crashed are not counted either.
 //
 // ---- Error injection ----------------------------------------------------------------
@@ -196,6 +196,9 @@ class FaultInjectionFileSystem final : public FileSystem {
   Status SetMTime(const std::string& path, int64_t mtime_millis) override;
   Result<std::unique_ptr<FileLock>> LockFile(const std::string& path) override;
   Result<DiskUsage> GetDiskUsage(const std::string& path) override;
+  // "fault-boot-<n>": n counts the reboots after a power loss (a process crash keeps the
+  // boot, as it keeps the page cache).
+  Result<std::string> BootId() override;
 
   // ---- Crash simulation ----
   // Counted ops since construction, including one at which a crash was injected (ops
@@ -269,7 +272,9 @@ class FaultInjectionFileSystem final : public FileSystem {
   uint64_t op_count_ = 0;
   std::optional<uint64_t> crash_at_;  // absolute op number
   CrashMode crash_mode_ = CrashMode::kPowerLoss;
-  std::optional<uint64_t> fail_at_;  // absolute op number
+  CrashMode crashed_mode_ = CrashMode::kPowerLoss;  // of the crash that happened
+  uint64_t boots_ = 0;                              // reboots after a power loss
+  std::optional<uint64_t> fail_at_;                 // absolute op number
   int fail_at_errno_ = 0;
   std::map<OpKind, int> kind_failures_;
   uint64_t capacity_ = kDefaultCapacityBytes;

@@ -180,6 +180,11 @@ class FileSystem {
 
   // Size and free space of the file system holding `path`.
   virtual Result<DiskUsage> GetDiskUsage(const std::string& path) = 0;
+
+  // Identifies the running boot of the machine: unchanged while it runs, different after
+  // every restart of the kernel (a power loss or a reboot). Two equal ids mean the page
+  // cache of one run was still there for the next: a process crash, not a power loss.
+  virtual Result<std::string> BootId() = 0;
 };
 
 // Joins path components with '/'.

@@ -468,6 +468,21 @@ Result<std::unique_ptr<FileLock>> PosixFileSystem::LockFile(const std::string& p
   return std::unique_ptr<FileLock>(new PosixFileLock(fd));
 }
 
+Result<std::string> PosixFileSystem::BootId() {
+  static constexpr char kPath[] = "/proc/sys/kernel/random/boot_id";
+  const int fd = ::open(kPath, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return FsErrnoStatus(What("open", kPath), errno);
+  char buf[64];
+  const ssize_t n = ::read(fd, buf, sizeof buf);
+  const int err = errno;
+  ::close(fd);
+  if (n < 0) return FsErrnoStatus(What("read", kPath), err);
+  std::string id(buf, static_cast<size_t>(n));
+  while (!id.empty() && (id.back() == '\n' || id.back() == ' ')) id.pop_back();
+  if (id.empty()) return Internal(std::string(kPath) + " is empty");
+  return id;
+}
+
 Result<DiskUsage> PosixFileSystem::GetDiskUsage(const std::string& path) {
   struct statvfs vfs;
   if (::statvfs(path.c_str(), &vfs) != 0) return FsErrnoStatus(What("statvfs", path), errno);

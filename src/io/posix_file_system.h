@@ -28,6 +28,7 @@
 //                   The lock is released when the FileLock (its descriptor) is destroyed,
 //                   or by the kernel when the process dies.
 //   GetDiskUsage    statvfs: total = f_blocks * f_frsize, free = f_bavail * f_frsize.
+//   BootId          /proc/sys/kernel/random/boot_id (a UUID the kernel draws at boot).
 //   SetMTime        utimensat (atime untouched).
 //   Stat            stat(2).
 //
@@ -73,6 +74,7 @@ class PosixFileSystem final : public FileSystem {
   Status SetMTime(const std::string& path, int64_t mtime_millis) override;
   Result<std::unique_ptr<FileLock>> LockFile(const std::string& path) override;
   Result<DiskUsage> GetDiskUsage(const std::string& path) override;
+  Result<std::string> BootId() override;
 
  private:
   PosixFileSystemOptions options_;

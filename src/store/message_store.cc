@@ -60,7 +60,8 @@ Result<std::unique_ptr<MessageStore>> MessageStore::Open(const StoreOptions& opt
   const std::string& root = options.root_dir;
   RS_RETURN_IF_ERROR(fs.CreateDirs(root).WithContext("creating store directory " + root));
   RS_ASSIGN_OR_RETURN(s.lock_, LockStoreDirectory(fs, root));
-  s.abnormal_ = AbortMarkerExists(fs, root);
+  s.last_exit_ = ReadLastExit(fs, root);
+  s.abnormal_ = s.last_exit_ != LastExit::kClean;
   RS_ASSIGN_OR_RETURN(s.checkpoint_, Checkpoint::Open(fs, root));
   RS_ASSIGN_OR_RETURN(s.commit_log_,
                       CommitLog::Open(fs, ToCommitLogOptions(options), clock, s.health_));
@@ -173,8 +174,16 @@ Status MessageStore::Recover() {
   }
   if (index_) {
     // The index keeps every key it can prove complete and says where to resume.
-    RS_ASSIGN_OR_RETURN(IndexRecoveryReport ir, index_->RecoverTo(end, cp.index_msg_timestamp,
-                                                                  /*clean_shutdown=*/!abnormal_));
+    // After a clean shutdown or a process crash the index files hold every byte the last
+    // run wrote, so their slot tables match their entries: the cut can undo puts instead
+    // of rebuilding the table. After a power loss, pages of either may be missing.
+    const IndexFilesState state = last_exit_ == LastExit::kClean ? IndexFilesState::kComplete
+                                  : last_exit_ == LastExit::kProcessCrash
+                                      ? IndexFilesState::kWritten
+                                      : IndexFilesState::kUnknown;
+    RS_ASSIGN_OR_RETURN(IndexRecoveryReport ir,
+                        index_->RecoverTo(end, cp.index_msg_timestamp, state));
+    index_recovery_report_ = ir;
     from = std::min(from, ir.last_indexed.value_or(commit_log_->MinOffset()));
   }
   from = std::max(from, commit_log_->MinOffset());

@@ -128,6 +128,10 @@ class MessageStore {
 
   const CommitLogRecoveryReport& recovery_report() const { return recovery_report_; }
   bool recovered_abnormally() const { return abnormal_; }
+  // How the last run ended (from the abort marker), which decided the recovery above.
+  LastExit last_exit() const { return last_exit_; }
+  // What the index recovery did (none without an index).
+  const IndexRecoveryReport& index_recovery_report() const { return index_recovery_report_; }
   const StoreHealth& health() const { return health_; }
   CommitLog& commit_log() { return *commit_log_; }
   ConsumeQueueTable& consume_queues() { return *consume_queues_; }
@@ -173,6 +177,8 @@ class MessageStore {
   std::unique_ptr<ServiceRunner> retention_runner_;
   CommitLogRecoveryReport recovery_report_;
   bool abnormal_ = false;
+  LastExit last_exit_ = LastExit::kClean;
+  IndexRecoveryReport index_recovery_report_;
   bool closed_ = false;
   int consecutive_dispatch_failures_ = 0;  // dispatcher thread only
   int64_t last_thorough_cq_flush_ms_ = 0;  // cq flush thread only

@@ -103,6 +103,8 @@ struct Verdict {
   std::vector<std::string> violations;
   int recovered = 0;  // messages found in the recovered log
   PhysicalOffset end;
+  bool index_undone = false;   // the index was cut by undo (page cache intact)
+  bool index_rebuilt = false;  // an index file's slot table was rebuilt
 };
 
 // Opens the store after a reboot and checks every invariant.
@@ -115,6 +117,8 @@ Verdict Verify(const Scenario& s, FaultInjectionFileSystem& fs, Clock& clock, in
   }
   MessageStore& store = **store_or;
   CommitLog& log = store.commit_log();
+  v.index_undone = store.index_recovery_report().files_cut_by_undo > 0;
+  v.index_rebuilt = store.index_recovery_report().files_rebuilt > 0;
   // Walk the whole recovered log: valid records only, message i at position i.
   PhysicalOffset pos = log.MinOffset();
   std::map<int, int64_t> next_queue_offset;
@@ -220,6 +224,8 @@ Verdict Verify(const Scenario& s, FaultInjectionFileSystem& fs, Clock& clock, in
 struct Summary {
   int crash_points = 0;
   int failing_points = 0;
+  int index_undone = 0;   // points whose recovery cut the index by undo
+  int index_rebuilt = 0;  // points whose recovery rebuilt an index slot table
   std::string first_failure;
 };
 
@@ -288,6 +294,8 @@ Summary Enumerate(const Scenario& s, int recovery_crash_stride) {
       continue;
     }
     Verdict v = Verify(s, fs, clock, acked);
+    sum.index_undone += v.index_undone;
+    sum.index_rebuilt += v.index_rebuilt;
     if (!v.violations.empty()) {
       ++sum.failing_points;
       if (sum.first_failure.empty()) {
@@ -295,11 +303,14 @@ Summary Enumerate(const Scenario& s, int recovery_crash_stride) {
       }
     }
   }
-  std::printf("[ crash    ] %s%s / %s%s: %d crash points, %d failing\n",
-              s.flush == FlushDiskType::kSyncFlush ? "SYNC_FLUSH" : "ASYNC_FLUSH",
-              s.async_puts ? " (async puts)" : "",
-              s.mode == CrashMode::kPowerLoss ? "power loss" : "process crash",
-              s.broken ? " (broken: ack before flush)" : "", sum.crash_points, sum.failing_points);
+  std::printf(
+      "[ crash    ] %s%s / %s%s: %d crash points, %d failing (index recovered by undo at %d, "
+      "rebuilt at %d)\n",
+      s.flush == FlushDiskType::kSyncFlush ? "SYNC_FLUSH" : "ASYNC_FLUSH",
+      s.async_puts ? " (async puts)" : "",
+      s.mode == CrashMode::kPowerLoss ? "power loss" : "process crash",
+      s.broken ? " (broken: ack before flush)" : "", sum.crash_points, sum.failing_points,
+      sum.index_undone, sum.index_rebuilt);
   return sum;
 }
 

@@ -301,6 +301,29 @@ TEST_F(FaultInjectionFileSystemTest, CrashAtOpAndRebootErrors) {
   ASSERT_OK(fs_.Reboot());
 }
 
+// The boot id survives a process crash (the kernel, and its page cache, kept running)
+// and changes with every reboot after a power loss.
+TEST_F(FaultInjectionFileSystemTest, BootIdChangesOnlyAfterAPowerLoss) {
+  ASSERT_OK_AND_ASSIGN(const std::string first, fs_.BootId());
+  EXPECT_FALSE(first.empty());
+  ASSERT_OK(fs_.CrashNow(CrashMode::kProcessCrash));
+  ASSERT_OK(fs_.Reboot());
+  EXPECT_EQ(*fs_.BootId(), first);
+  fs_.CrashAtOp(1, CrashMode::kProcessCrash);
+  EXPECT_FALSE(fs_.SyncDir("/d").ok());
+  ASSERT_OK(fs_.Reboot());
+  EXPECT_EQ(*fs_.BootId(), first);
+  ASSERT_OK(fs_.CrashNow(CrashMode::kPowerLoss));
+  ASSERT_OK(fs_.Reboot());
+  ASSERT_OK_AND_ASSIGN(const std::string second, fs_.BootId());
+  EXPECT_NE(second, first);
+  fs_.CrashAtOp(1, CrashMode::kPowerLoss);
+  EXPECT_FALSE(fs_.SyncDir("/d").ok());
+  ASSERT_OK(fs_.Reboot());
+  EXPECT_NE(*fs_.BootId(), second);
+  EXPECT_NE(*fs_.BootId(), first);
+}
+
 // The usage example of the header: an atomic "write temp, sync, rename, sync dir"
 // protocol checked at every crash point under power loss.
 Status WriteFileAtomically(FileSystem& fs, const std::string& content) {

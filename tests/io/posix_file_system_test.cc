@@ -122,6 +122,13 @@ TEST(PosixFileSystemTest, CreateDirsWorksWithRelativeLookingDuplicateSlashes) {
   EXPECT_TRUE(info.is_directory);
 }
 
+TEST(PosixFileSystemTest, BootIdIsTheKernelsAndStable) {
+  ASSERT_OK_AND_ASSIGN(const std::string id, PosixFileSystem::Default().BootId());
+  EXPECT_EQ(id.size(), 36u) << id;  // a UUID, without the newline
+  EXPECT_EQ(id.find('\n'), std::string::npos);
+  EXPECT_EQ(*PosixFileSystem::Default().BootId(), id);
+}
+
 TEST(PosixFileSystemTest, DefaultIsASingleton) {
   EXPECT_EQ(&PosixFileSystem::Default(), &PosixFileSystem::Default());
 }

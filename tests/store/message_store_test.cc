@@ -327,6 +327,70 @@ TEST(MessageStoreTest, SecondProcessOnTheSameDirectoryFails) {
   EXPECT_OK(store->Close());
 }
 
+// How the last run ended decides how the index is recovered. After a clean shutdown or a
+// process crash (same boot: the page cache survived) every index byte is there and the
+// cut of the last message is an undo; after a power loss (another boot), or with an
+// abort file without a boot id (RocketMQ's), the slot tables are rebuilt. Every key is
+// found afterwards either way.
+TEST(MessageStoreTest, LastExitDecidesHowTheIndexIsRecovered) {
+  enum Ending { kClose, kProcessCrash, kPowerLoss, kProcessCrashRocketMqAbortFile };
+  constexpr int kMessages = 300;
+  for (Ending ending : {kClose, kProcessCrash, kPowerLoss, kProcessCrashRocketMqAbortFile}) {
+    const std::string context = "ending " + std::to_string(ending);
+    FakeClock clock;
+    FaultInjectionFileSystem fs(clock);
+    const StoreOptions o = SmallStore(FlushDiskType::kSyncFlush);
+    {
+      ASSERT_OK_AND_ASSIGN(auto store, MessageStore::Open(o, fs, clock));
+      EXPECT_EQ(store->last_exit(), LastExit::kClean);
+      for (int i = 0; i < kMessages; ++i) {
+        ASSERT_TRUE(store->PutMessage(MakeTestMessage(i).View()).ok());
+      }
+      ASSERT_OK(store->RunDispatchStep().status());
+      ASSERT_OK(store->RunConsumeQueueFlushStep(/*thorough=*/true));  // flushes the index too
+      if (ending == kClose) ASSERT_OK(store->Close());
+    }  // without Close: the files are left as a crash leaves them
+    if (ending != kClose) {
+      ASSERT_OK(
+          fs.CrashNow(ending == kPowerLoss ? CrashMode::kPowerLoss : CrashMode::kProcessCrash));
+      ASSERT_OK(fs.Reboot());
+    }
+    if (ending == kProcessCrashRocketMqAbortFile) {
+      ASSERT_OK_AND_ASSIGN(auto abort, fs.OpenFile("/store/abort", OpenOptions{.writable = true}));
+      ASSERT_OK(abort->Truncate(0));
+    }
+    ASSERT_OK_AND_ASSIGN(auto store, MessageStore::Open(o, fs, clock));
+    const IndexRecoveryReport& ir = store->index_recovery_report();
+    switch (ending) {
+      case kClose:
+        EXPECT_EQ(store->last_exit(), LastExit::kClean);
+        break;
+      case kProcessCrash:
+        EXPECT_EQ(store->last_exit(), LastExit::kProcessCrash);
+        break;
+      case kPowerLoss:
+      case kProcessCrashRocketMqAbortFile:
+        EXPECT_EQ(store->last_exit(), LastExit::kCrash);
+        break;
+    }
+    if (ending == kClose || ending == kProcessCrash) {
+      EXPECT_GE(ir.files_cut_by_undo, 1) << context;
+      EXPECT_EQ(ir.files_rebuilt, 0) << context;
+    } else {
+      EXPECT_EQ(ir.files_cut_by_undo, 0) << context;
+      EXPECT_GE(ir.files_rebuilt, 1) << context;
+    }
+    EXPECT_GT(ir.entries_dropped, 0) << context;  // the last message's keys, re-added
+    for (int i = 0; i < kMessages; ++i) {
+      ASSERT_OK_AND_ASSIGN(
+          QueryMessageResult q,
+          store->QueryMessage("TopicTest", "k" + std::to_string(i), 32, 0, INT64_MAX));
+      ASSERT_EQ(q.messages.size(), 1u) << context << " key k" << i;
+    }
+    ASSERT_OK(store->Close());
+  }
+}
+
 TEST(MessageStoreTest, BackgroundServicesFlushAndCloseCleanly) {
   testing::TempDir dir;
   StoreOptions o = SmallFiles(dir.path());

@@ -94,6 +94,15 @@ Status CreateAbortMarker(FileSystem& fs, const std::string& dir) {
   OpenOptions oo;
   oo.create = oo.writable = true;
   RS_ASSIGN_OR_RETURN(auto file, fs.OpenFile(JoinPath(dir, "abort"), oo));
+  // No boot id: the marker still marks a running store; a crash then counts as a power
+  // loss at the next start.
+  Result<std::string> boot = fs.BootId();
+  const std::string id = boot.ok() ? *boot : std::string();
+  RS_RETURN_IF_ERROR(file->Truncate(0));
+  if (!id.empty()) {
+    RS_RETURN_IF_ERROR(file->PWrite(0, id.data(), id.size()));
+    RS_RETURN_IF_ERROR(file->Sync());
+  }
   file.reset();
   return fs.SyncDir(dir);
 }
@@ -107,6 +116,32 @@ Status RemoveAbortMarker(FileSystem& fs, const std::string& dir) {
 
 bool AbortMarkerExists(FileSystem& fs, const std::string& dir) {
   return fs.Exists(JoinPath(dir, "abort"));
+}
+
+LastExit ReadLastExit(FileSystem& fs, const std::string& dir) {
+  const std::string path = JoinPath(dir, "abort");
+  if (!fs.Exists(path)) return LastExit::kClean;
+  Result<std::string> boot = fs.BootId();
+  if (!boot.ok() || boot->empty()) return LastExit::kCrash;
+  auto file = fs.OpenFile(path, OpenOptions{});
+  if (!file.ok()) return LastExit::kCrash;
+  std::string content(boot->size() + 1, '\0');
+  Result<size_t> n = (*file)->PRead(0, content.data(), content.size());
+  if (!n.ok()) return LastExit::kCrash;
+  content.resize(*n);
+  return content == *boot ? LastExit::kProcessCrash : LastExit::kCrash;
+}
+
+const char* LastExitName(LastExit e) {
+  switch (e) {
+    case LastExit::kClean:
+      return "clean shutdown";
+    case LastExit::kProcessCrash:
+      return "process crash (same boot: page cache intact)";
+    case LastExit::kCrash:
+      return "crash (assumed power loss)";
+  }
+  return "?";
 }
 
 Result<std::unique_ptr<FileLock>> LockStoreDirectory(FileSystem& fs, const std::string& dir) {

@@ -60,9 +60,24 @@ class Checkpoint {
 
 // The `abort` marker: present while a store runs; its presence at startup means the last
 // run did not shut down cleanly. Creation and removal are made durable (directory fsync).
+// RocketMQ only looks at whether it exists (it creates it empty); ours holds the boot id
+// of the run (FileSystem::BootId) that created it, so the next start can tell a process
+// crash from a power loss. Without a boot id (RocketMQ's file, or BootId failed) a crash
+// counts as a power loss.
 Status CreateAbortMarker(FileSystem& fs, const std::string& dir);
 Status RemoveAbortMarker(FileSystem& fs, const std::string& dir);
 bool AbortMarkerExists(FileSystem& fs, const std::string& dir);
+
+// How the last run ended, read from the abort marker before this run replaces it.
+enum class LastExit {
+  kClean,         // no marker: shut down cleanly
+  kProcessCrash,  // marker from this boot: the process died, its page cache survived,
+                  // so the files hold every byte it wrote (durable or not)
+  kCrash,         // marker from another boot or without a boot id: assume a power loss
+                  // (only what was synced survived)
+};
+LastExit ReadLastExit(FileSystem& fs, const std::string& dir);
+const char* LastExitName(LastExit e);
 
 // Takes the `lock` file of a store directory; a second holder (another process or another
 // store object) fails with kAlreadyExists and a message saying what to do.

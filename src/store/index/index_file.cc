@@ -330,11 +330,23 @@ Status IndexFile::RebuildFromEntries(int32_t new_index_count) {
   return FinishCut(new_index_count, slots_used, extent);
 }
 
-Result<bool> IndexFile::CutByUndo(int32_t new_index_count) {
+Result<bool> IndexFile::CutByUndo(int32_t new_index_count, bool torn_put_possible) {
   const IndexGeometry& g = options_.geometry;
   RS_RETURN_IF_ERROR(CheckCut(new_index_count));
   const int32_t old_count = index_count_.load(std::memory_order_relaxed);
   int32_t slots_used = hash_slot_count_.load(std::memory_order_relaxed);
+  if (torn_put_possible && old_count < g.index_num &&
+      !AllZero(base_ + g.EntryPosition(old_count), format::kIndexEntrySize)) {
+    // PutKey stores the entry, then the slot: a slot pointing at the uncounted entry means
+    // the entry is complete and the slot must get its prevIndex back.
+    const IndexEntry e = Entry(old_count);
+    if (e.key_hash >= 0 && e.prev_index >= 0 && e.prev_index < old_count) {
+      uint8_t* slot_ptr = base_ + g.SlotPosition(format::IndexSlotOf(e.key_hash, g.hash_slot_num));
+      if (LoadSlot(slot_ptr, __ATOMIC_RELAXED) == old_count) {
+        StoreSlot(slot_ptr, e.prev_index, __ATOMIC_RELAXED);
+      }
+    }
+  }
   // Newest first, each dropped entry must head its slot's chain (the newer ones being
   // undone already): then the table matches the entries. A refusal part way leaves some
   // slots restored, which the rebuild does not read (it recomputes the whole table).
@@ -346,9 +358,27 @@ Result<bool> IndexFile::CutByUndo(int32_t new_index_count) {
     StoreSlot(slot_ptr, e.prev_index, __ATOMIC_RELAXED);
     if (e.prev_index == kIndexInvalidEntry) --slots_used;
   }
+  if (torn_put_possible) {
+    // Also the proof that no slot still points past the kept entries.
+    const std::optional<int32_t> used = CountUsedSlotsBelow(new_index_count);
+    if (!used) return false;
+    slots_used = *used;
+  }
   RS_ASSIGN_OR_RETURN(const int32_t extent, ZeroStaleEntries(new_index_count));
   RS_RETURN_IF_ERROR(FinishCut(new_index_count, slots_used, extent));
   return true;
+}
+
+std::optional<int32_t> IndexFile::CountUsedSlotsBelow(int32_t limit) const {
+  const IndexGeometry& g = options_.geometry;
+  int32_t used = 0;
+  for (int32_t s = 0; s < g.hash_slot_num; ++s) {
+    const int32_t v = LoadSlot(base_ + g.SlotPosition(s), __ATOMIC_RELAXED);
+    if (v == kIndexInvalidEntry) continue;
+    if (v < kIndexFirstEntry || v >= limit) return std::nullopt;
+    ++used;
+  }
+  return used;
 }
 
 Status IndexFile::FinishCut(int32_t new_index_count, int32_t slots_used, int32_t extent) {

@@ -33,6 +33,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -144,17 +145,26 @@ class IndexFile {
 
   // The same result as RebuildFromEntries(new_index_count), byte for byte, at a cost
   // proportional to the entries dropped instead of the whole file — for a file whose slot
-  // table is known to match its entries (written by this code and flushed before a clean
-  // shutdown). Puts are undone newest first: each dropped entry's slot gets back the
-  // entry's prevIndex. Returns false if a slot does not point at the entry being undone
-  // (the table does not match: the caller must rebuild); the entries and the header are
-  // then unchanged, and the slots RebuildFromEntries recomputes anyway may be part way
-  // undone. REQUIRES as RebuildFromEntries.
-  Result<bool> CutByUndo(int32_t new_index_count);
+  // table is known to match its entries: every byte this code wrote is in it (flushed
+  // before a clean shutdown, or left in the page cache by a process crash). Puts are
+  // undone newest first: each dropped entry's slot gets back the entry's prevIndex.
+  // Returns false if a slot does not point at the entry being undone (the table does not
+  // match: the caller must rebuild); the entries and the header are then unchanged, and
+  // the slots RebuildFromEntries recomputes anyway may be part way undone.
+  // `torn_put_possible` (after a process crash): the writer may have died inside PutKey,
+  // past the slot store but before the count — entry index_count() written and its slot
+  // pointing at it — and with the header bytes half stored. That put is undone too, and
+  // the header's slot count, which may or may not include it, is recounted from the slot
+  // table (a scan of 4*S bytes, still far less than a rebuild).
+  // REQUIRES as RebuildFromEntries.
+  Result<bool> CutByUndo(int32_t new_index_count, bool torn_put_possible = false);
 
  private:
   // kInvalidArgument unless 1 <= new_index_count <= index_count().
   Status CheckCut(int32_t new_index_count) const;
+  // Slots holding an entry index (what the header's hashSlotCount counts); nullopt if a
+  // slot holds anything but 0 or an index in [1, limit).
+  std::optional<int32_t> CountUsedSlotsBelow(int32_t limit) const;
   // RebuildFromEntries / CutByUndo: zeroes stale entries from new_index_count up to the
   // first all-zero entry at or past the old count; returns that extent (entry index).
   Result<int32_t> ZeroStaleEntries(int32_t new_index_count);

@@ -206,7 +206,7 @@ QueryOffsetResult IndexService::QueryOffsets(std::string_view topic, std::string
 
 Result<IndexRecoveryReport> IndexService::RecoverTo(PhysicalOffset commit_log_end,
                                                     int64_t trusted_timestamp,
-                                                    bool clean_shutdown) {
+                                                    IndexFilesState state) {
   std::lock_guard<std::mutex> w(write_mu_);
   const std::vector<std::shared_ptr<IndexFile>> files = Files();
   const size_t n = files.size();
@@ -282,11 +282,14 @@ Result<IndexRecoveryReport> IndexService::RecoverTo(PhysicalOffset commit_log_en
     }
     if (!trusted[i] || keep[i] != f.index_count()) {
       bool cut = false;
-      if (clean_shutdown && (trusted[i] || all_valid[i])) {
-        RS_ASSIGN_OR_RETURN(cut, f.CutByUndo(keep[i]));
+      if (state != IndexFilesState::kUnknown && (trusted[i] || all_valid[i])) {
+        RS_ASSIGN_OR_RETURN(cut, f.CutByUndo(keep[i], state == IndexFilesState::kWritten));
         if (cut) ++report.files_cut_by_undo;
       }
-      if (!cut) RS_RETURN_IF_ERROR(f.RebuildFromEntries(keep[i]));
+      if (!cut) {
+        RS_RETURN_IF_ERROR(f.RebuildFromEntries(keep[i]));
+        ++report.files_rebuilt;
+      }
     }
     last_indexed = PhysicalOffset(f.end_phy_offset());
     kept.push_back(files[i]);

@@ -87,9 +87,19 @@ struct IndexRecoveryReport {
   std::optional<PhysicalOffset> last_indexed;
   int files_trusted = 0;      // taken as they are (full, flushed per the checkpoint)
   int files_checked = 0;      // entries validated and slots rebuilt (or cut by undo)
-  int files_cut_by_undo = 0;  // of those: cut by undoing puts (after a clean shutdown)
+  int files_cut_by_undo = 0;  // of those: cut by undoing puts (page cache intact)
+  int files_rebuilt = 0;      // of those: slot tables recomputed from the entries
   int files_deleted = 0;      // no entry survived
   int64_t entries_dropped = 0;
+};
+
+// What RecoverTo may assume about the bytes of the index files.
+enum class IndexFilesState {
+  kUnknown,   // after a power loss: entries and slot tables may disagree (pages of either
+              // lost); every checked file is rebuilt from its entries
+  kWritten,   // after a process crash: every byte the last run wrote is there, but its
+              // last put may have stopped between the slot and the count
+  kComplete,  // after a clean shutdown: flushed, nothing half written
 };
 
 class IndexService final : public CommitLogDispatcher {
@@ -131,16 +141,19 @@ class IndexService final : public CommitLogDispatcher {
   //   3. Each file that was checked or cut is rebuilt from its kept entries
   //      (IndexFile::RebuildFromEntries: slots and chains recomputed, stale entries
   //      zeroed, header rewritten) and flushed; files left without entries are deleted.
-  //      After a clean shutdown (`clean_shutdown`: the store flushed the index, and every
-  //      record was dispatched, before removing its abort file) a file whose entries all
-  //      passed step 1 has a slot table that matches them: it is cut by undoing the
-  //      dropped puts instead (IndexFile::CutByUndo, same bytes, cost of the cut only),
-  //      falling back to the rebuild if the table turns out not to match.
+  //      When the files hold every byte the last run wrote (`state` kComplete after a
+  //      clean shutdown, kWritten after a process crash: the page cache survived) a file
+  //      whose entries all passed step 1 has a slot table that matches them: it is cut by
+  //      undoing the dropped puts instead (IndexFile::CutByUndo, same bytes, cost of the
+  //      cut only; after a process crash also a put torn between slot and count, and a
+  //      scan of the slot table), falling back to the rebuild if the table turns out not
+  //      to match.
   // Queries never return an offset >= commit_log_end afterwards. The store then
   // re-dispatches from report.last_indexed, which re-adds every key of every surviving
   // message after it. trusted_timestamp 0 checks every file.
   Result<IndexRecoveryReport> RecoverTo(PhysicalOffset commit_log_end,
-                                        int64_t trusted_timestamp = 0, bool clean_shutdown = false);
+                                        int64_t trusted_timestamp = 0,
+                                        IndexFilesState state = IndexFilesState::kUnknown);
 
   // Retention (spec §4.7): if the first file's endPhyOffset < commit_log_min, deletes
   // files oldest first while their endPhyOffset < commit_log_min, never the last file.

@@ -234,6 +234,7 @@ class ParkingFileSystem : public FileSystem {
     return base_.LockFile(p);
   }
   Result<DiskUsage> GetDiskUsage(const std::string& p) override { return base_.GetDiskUsage(p); }
+  Result<std::string> BootId() override { return base_.BootId(); }
 
  private:
   FileSystem& base_;

@@ -444,6 +444,103 @@ TEST_F(IndexFileTest, CutByUndoRefusesATableThatDoesNotMatch) {
   EXPECT_EQ(Select(*f, "T#odd"), (std::vector<int64_t>{30, 10}));
 }
 
+// A process crash inside PutKey, past the slot store and before the count: entry
+// index_count() is complete and its slot points at it; the header may be half stored
+// (here its end values and slot count, not its count). After the crash the file is opened
+// from its bytes, as the store does. CutByUndo(keep, torn_put_possible) undoes that put
+// too and recounts the slots: exactly the bytes of a file that never saw the torn put,
+// rebuilt. Also when the writer died before the slot store (entry only).
+TEST_F(IndexFileTest, CutByUndoAfterAProcessCrashUndoesATornPut) {
+  const IndexFile::Options o = Opts(7, 200);
+  enum Torn { kEntryOnly, kEntryAndSlot, kEntrySlotAndHalfHeader };
+  for (Torn torn : {kEntryOnly, kEntryAndSlot, kEntrySlotAndHalfHeader}) {
+    for (int32_t keep : {1, 50, 97}) {  // entries 97..99 are the last message's
+      const std::string context = "torn " + std::to_string(torn) + " keep " + std::to_string(keep);
+      auto a = NewFile(o, 0, 0, "20231114221320001");
+      auto b = NewFile(o, 0, 0, "20231114221320002");
+      ASSERT_NE(a, nullptr);
+      ASSERT_NE(b, nullptr);
+      uint32_t rng = 4242;
+      std::string key;
+      for (int i = 0; i < 100; ++i) {  // 99 entries in both, the 100th torn in `a`
+        rng = rng * 1103515245u + 12345u;
+        key = "T#k" + std::to_string((rng >> 16) % 23);
+        if (i == 99) break;
+        Put(*a, key, 1000 + (i / 3) * 100, kTs + (i / 3) * 700);
+        Put(*b, key, 1000 + (i / 3) * 100, kTs + (i / 3) * 700);
+      }
+      ASSERT_EQ(a->index_count(), 100);
+      // The torn put of `key`, written as PutKeyHash does, straight into the file.
+      const format::IndexGeometry& g = a->geometry();
+      const int32_t hash = format::IndexKeyHash(key);
+      const size_t slot_pos = g.SlotPosition(format::IndexSlotOf(hash, g.hash_slot_num));
+      format::IndexEntry e;
+      e.key_hash = hash;
+      e.phy_offset = 1000 + 33 * 100;
+      e.time_diff = format::IndexTimeDiff(kTs + 33 * 700, a->begin_timestamp());
+      e.prev_index = DecodeInt32BE(a->data() + slot_pos);
+      ASSERT_GT(e.prev_index, 0);
+      const std::string path = a->path();
+      a.reset();
+      ASSERT_OK_AND_ASSIGN(auto file, fs_.OpenFile(path, OpenOptions{.writable = true}));
+      uint8_t bytes[format::kIndexHeaderSize];
+      format::EncodeIndexEntry(e, bytes);
+      ASSERT_OK(file->PWrite(g.EntryPosition(100), bytes, format::kIndexEntrySize));
+      if (torn != kEntryOnly) {
+        EncodeFixed32BE(bytes, 100);
+        ASSERT_OK(file->PWrite(slot_pos, bytes, 4));
+      }
+      if (torn == kEntrySlotAndHalfHeader) {
+        ASSERT_OK(file->PRead(0, bytes, sizeof bytes));
+        format::IndexHeader h = format::DecodeIndexHeader(bytes);
+        h.end_timestamp = kTs + 33 * 700;
+        h.end_phy_offset = e.phy_offset;
+        h.hash_slot_count += 1;  // as if the put had taken a new slot
+        format::EncodeIndexHeader(h, bytes);
+        ASSERT_OK(file->PWrite(format::kIndexEndTimestampOffset,
+                               bytes + format::kIndexEndTimestampOffset,
+                               format::kIndexCountOffset - format::kIndexEndTimestampOffset));
+      }
+      file.reset();
+      ASSERT_OK_AND_ASSIGN(a, IndexFile::Open(fs_, path, o));
+      ASSERT_EQ(a->index_count(), 100);
+      ASSERT_OK_AND_ASSIGN(bool undone, a->CutByUndo(keep, /*torn_put_possible=*/true));
+      EXPECT_TRUE(undone) << context;
+      ASSERT_OK(b->RebuildFromEntries(keep));
+      ASSERT_OK_AND_ASSIGN(std::string bytes_a, fs_.ReadWholeFile(a->path()));
+      ASSERT_OK_AND_ASSIGN(std::string bytes_b, fs_.ReadWholeFile(b->path()));
+      EXPECT_TRUE(bytes_a == bytes_b) << context;
+      EXPECT_EQ(a->hash_slot_count(), b->hash_slot_count()) << context;
+      a.reset();
+      ASSERT_OK(fs_.RemoveFile(path));
+      ASSERT_OK(fs_.RemoveFile(b->path()));
+    }
+  }
+}
+
+// After a process crash a slot may point only at kept entries once the puts are undone;
+// one pointing anywhere else (here past every entry) means the table does not match.
+TEST_F(IndexFileTest, CutByUndoAfterAProcessCrashRefusesADanglingSlot) {
+  auto f = NewFile(Opts(8, 16));
+  ASSERT_NE(f, nullptr);
+  for (int i = 0; i < 6; ++i) Put(*f, "T#k" + std::to_string(i), i * 10, kTs + i * 1000);
+  ASSERT_OK_AND_ASSIGN(auto file, fs_.OpenFile(f->path(), OpenOptions{.writable = true}));
+  // Slot 0..7: find one no key uses and point it past the count.
+  for (int32_t s = 0; s < 8; ++s) {
+    const size_t pos = f->geometry().SlotPosition(s);
+    if (DecodeInt32BE(f->data() + pos) != 0) continue;
+    uint8_t v[4];
+    EncodeFixed32BE(v, 12);
+    ASSERT_OK(file->PWrite(pos, v, 4));
+    break;
+  }
+  ASSERT_OK_AND_ASSIGN(bool undone, f->CutByUndo(5, /*torn_put_possible=*/true));
+  EXPECT_FALSE(undone);
+  ASSERT_OK(f->RebuildFromEntries(5));
+  EXPECT_EQ(Select(*f, "T#k3"), (std::vector<int64_t>{30}));
+  EXPECT_EQ(Select(*f, "T#k5"), (std::vector<int64_t>{}));
+}
+
 TEST(IndexFileNameTest, LocalTimeAndShape) {
   const char* old = getenv("TZ");
   const std::string saved = old ? old : "";
