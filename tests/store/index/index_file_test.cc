@@ -471,7 +471,7 @@ TEST_F(IndexFileTest, CutByUndoAfterAProcessCrashUndoesATornPut) {
       }
       ASSERT_EQ(a->index_count(), 100);
       // The torn put of `key`, written as PutKeyHash does, straight into the file.
-      const format::IndexGeometry& g = a->geometry();
+      const format::IndexGeometry g = a->geometry();  // a copy: `a` is reopened below
       const int32_t hash = format::IndexKeyHash(key);
       const size_t slot_pos = g.SlotPosition(format::IndexSlotOf(hash, g.hash_slot_num));
       format::IndexEntry e;
