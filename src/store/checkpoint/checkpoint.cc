@@ -114,10 +114,6 @@ Status RemoveAbortMarker(FileSystem& fs, const std::string& dir) {
   return fs.SyncDir(dir);
 }
 
-bool AbortMarkerExists(FileSystem& fs, const std::string& dir) {
-  return fs.Exists(JoinPath(dir, "abort"));
-}
-
 LastExit ReadLastExit(FileSystem& fs, const std::string& dir) {
   const std::string path = JoinPath(dir, "abort");
   if (!fs.Exists(path)) return LastExit::kClean;

@@ -66,7 +66,6 @@ class Checkpoint {
 // counts as a power loss.
 Status CreateAbortMarker(FileSystem& fs, const std::string& dir);
 Status RemoveAbortMarker(FileSystem& fs, const std::string& dir);
-bool AbortMarkerExists(FileSystem& fs, const std::string& dir);
 
 // How the last run ended, read from the abort marker before this run replaces it.
 enum class LastExit {
