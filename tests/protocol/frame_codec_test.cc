@@ -298,7 +298,7 @@ TEST(FrameCodecTest, SeveralFramesInOneBuffer) {
     const Bytes f = MustEncode(cmd);
     stream.insert(stream.end(), f.begin(), f.end());
   }
-  stream.resize(stream.size() - 1);  // the last frame is one byte short
+  stream.pop_back();  // the last frame is one byte short
   std::span<const uint8_t> rest(stream);
   std::vector<int32_t> opaques;
   while (true) {
