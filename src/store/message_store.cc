@@ -62,6 +62,10 @@ Result<std::unique_ptr<MessageStore>> MessageStore::Open(const StoreOptions& opt
   RS_ASSIGN_OR_RETURN(s.lock_, LockStoreDirectory(fs, root));
   s.last_exit_ = ReadLastExit(fs, root);
   s.abnormal_ = s.last_exit_ != LastExit::kClean;
+  // After an I/O error the page cache proves nothing: the next start must not trust it.
+  // Best effort — the store has already stopped on the error, which health() reports; if
+  // even this fails, the next start may take a crash for a process crash.
+  s.health_.SetIoErrorListener([&fs, root] { (void)DistrustAbortMarker(fs, root); });
   RS_ASSIGN_OR_RETURN(s.checkpoint_, Checkpoint::Open(fs, root));
   RS_ASSIGN_OR_RETURN(s.commit_log_,
                       CommitLog::Open(fs, ToCommitLogOptions(options), clock, s.health_));

@@ -85,6 +85,35 @@ TEST(MessageStoreTest, FailedSyncFlushIsStickyAndNeverAcknowledged) {
   EXPECT_TRUE(fs.Exists("/store/abort"));
 }
 
+// After an I/O error the store empties its abort file: the kernel may drop pages it
+// failed to write, so the page cache proves nothing, and even a crash in the same boot is
+// recovered as after a power loss (index slot tables rebuilt, not undone).
+TEST(MessageStoreTest, IoErrorMakesTheNextStartDistrustThePageCache) {
+  FakeClock clock;
+  FaultInjectionFileSystem fs(clock);
+  const StoreOptions o = SmallStore(FlushDiskType::kSyncFlush);
+  {
+    ASSERT_OK_AND_ASSIGN(auto store, MessageStore::Open(o, fs, clock));
+    for (int i = 0; i < 50; ++i) ASSERT_TRUE(store->PutMessage(MakeTestMessage(i).View()).ok());
+    ASSERT_OK(store->RunDispatchStep().status());
+    ASSERT_OK_AND_ASSIGN(std::string marker, fs.ReadWholeFile("/store/abort"));
+    EXPECT_EQ(marker, *fs.BootId());
+    fs.FailOpsOfKind(OpKind::kSync, EIO);
+    EXPECT_FALSE(store->PutMessage(MakeTestMessage(50).View()).ok());
+    EXPECT_FALSE(store->health().Writable());
+    fs.ClearFailures();
+  }  // dropped without Close
+  ASSERT_OK_AND_ASSIGN(std::string marker, fs.ReadWholeFile("/store/abort"));
+  EXPECT_EQ(marker, "");
+  ASSERT_OK(fs.CrashNow(CrashMode::kProcessCrash));
+  ASSERT_OK(fs.Reboot());
+  ASSERT_OK_AND_ASSIGN(auto store, MessageStore::Open(o, fs, clock));
+  EXPECT_EQ(store->last_exit(), LastExit::kCrash);
+  EXPECT_EQ(store->index_recovery_report().files_cut_by_undo, 0);
+  EXPECT_GE(store->index_recovery_report().files_rebuilt, 1);
+  EXPECT_EQ(store->recovery_report().records, 51);  // the failed put's record is stored
+}
+
 TEST(MessageStoreTest, FailedAsyncFlushStopsAcknowledgingWrites) {
   FakeClock clock;
   FaultInjectionFileSystem fs(clock);

@@ -114,6 +114,14 @@ Status RemoveAbortMarker(FileSystem& fs, const std::string& dir) {
   return fs.SyncDir(dir);
 }
 
+Status DistrustAbortMarker(FileSystem& fs, const std::string& dir) {
+  const std::string path = JoinPath(dir, "abort");
+  if (!fs.Exists(path)) return Status::OK();
+  RS_ASSIGN_OR_RETURN(auto file, fs.OpenFile(path, OpenOptions{.writable = true}));
+  RS_RETURN_IF_ERROR(file->Truncate(0));
+  return file->Sync();
+}
+
 LastExit ReadLastExit(FileSystem& fs, const std::string& dir) {
   const std::string path = JoinPath(dir, "abort");
   if (!fs.Exists(path)) return LastExit::kClean;

@@ -9,10 +9,12 @@
 //   * Shutdown is terminal.
 // Every put checks Writable() first and answers SERVICE_NOT_AVAILABLE with Reason().
 //
-// Thread-safety: all methods may be called from any thread.
+// Thread-safety: all methods may be called from any thread (SetIoErrorListener before
+// any of them).
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <mutex>
 #include <string>
 
@@ -27,6 +29,10 @@ class StoreHealth {
 
   // Sticky: an I/O error on the write or flush path. Keeps the first cause.
   void SetFatalIoError(const Status& cause) { Set(kIoError, cause.ToString()); }
+  // Called once, on the thread that reports the first I/O error, without the lock held.
+  void SetIoErrorListener(std::function<void()> listener) {
+    io_error_listener_ = std::move(listener);
+  }
   void SetShutdown() { Set(kShutdown, "the store is shut down"); }
   void SetDiskFull(std::string why) { Set(kDiskFull, std::move(why)); }
   void ClearDiskFull() { bits_.fetch_and(~kDiskFull, std::memory_order_acq_rel); }
@@ -48,16 +54,21 @@ class StoreHealth {
   static constexpr int kCauses = 4;
 
   void Set(uint32_t bit, std::string why) {
-    std::lock_guard<std::mutex> l(mu_);
-    const int index = __builtin_ctz(bit);
-    // The first I/O error is the root cause; later ones are consequences.
-    if (!(bits_.load(std::memory_order_relaxed) & bit) || bit != kIoError) {
-      reasons_[index] = std::move(why);
+    bool first_io_error = false;
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      const int index = __builtin_ctz(bit);
+      const bool was_set = bits_.load(std::memory_order_relaxed) & bit;
+      // The first I/O error is the root cause; later ones are consequences.
+      if (!was_set || bit != kIoError) reasons_[index] = std::move(why);
+      first_io_error = bit == kIoError && !was_set;
+      bits_.fetch_or(bit, std::memory_order_acq_rel);
     }
-    bits_.fetch_or(bit, std::memory_order_acq_rel);
+    if (first_io_error && io_error_listener_) io_error_listener_();
   }
 
   std::atomic<uint32_t> bits_{0};
+  std::function<void()> io_error_listener_;
   mutable std::mutex mu_;
   std::string reasons_[kCauses];  // GUARDED_BY(mu_)
 };
