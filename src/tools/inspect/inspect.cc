@@ -51,6 +51,18 @@ int RunSummary(FileSystem& fs, const InspectOptions& options, std::FILE* out, st
   auto cp = LoadCheckpoint(fs, root);
   if (!cp.ok()) return Fail(err, cp.status());
   const bool abort_present = fs.Exists(JoinPath(root, "abort"));
+  // The abort file holds the boot id of the run that wrote it (docs/durability.md): the
+  // same as now means that run's page cache is still there.
+  bool abort_this_boot = false;
+  if (abort_present) {
+    Result<std::string> boot = fs.BootId();
+    auto file = fs.OpenFile(JoinPath(root, "abort"), OpenOptions{});
+    if (boot.ok() && file.ok()) {
+      std::string content(boot->size() + 1, '\0');
+      Result<size_t> n = (*file)->PRead(0, content.data(), content.size());
+      abort_this_boot = n.ok() && content.substr(0, *n) == *boot;
+    }
+  }
   const bool lock_present = fs.Exists(JoinPath(root, "lock"));
 
   uint64_t cl_bytes = 0, cq_bytes = 0, index_bytes = 0;
@@ -109,6 +121,7 @@ int RunSummary(FileSystem& fs, const InspectOptions& options, std::FILE* out, st
     JsonLine(out, [&](JsonWriter& w) {
       Key(w, "type"), Str(w, "state");
       Key(w, "abort"), w.Bool(abort_present);
+      Key(w, "abortThisBoot"), w.Bool(abort_this_boot);
       Key(w, "lockFile"), w.Bool(lock_present);
     });
     for (const auto& v : *index) {
@@ -184,9 +197,13 @@ int RunSummary(FileSystem& fs, const InspectOptions& options, std::FILE* out, st
     }
   }
   fmt::print(out, "\nState\n  abort file  {}\n  lock file   {}\n",
-             abort_present ? "present: a broker is running, or the last one did not shut down "
-                             "cleanly (next start recovers abnormally)"
-                           : "absent: clean shutdown",
+             !abort_present    ? "absent: clean shutdown"
+             : abort_this_boot ? "present, written in this boot: a broker is running, or it "
+                                 "crashed with the machine up (next start recovers abnormally; "
+                                 "the page cache kept every write, the index is cut by undo)"
+                               : "present, from another boot or without a boot id (RocketMQ's): "
+                                 "the last run did not shut down cleanly (next start recovers "
+                                 "as after a power loss)",
              lock_present ? "present (inspect never takes the lock)" : "absent");
   fmt::print(out,
              "\nIndex files (index/): hash of topic#key -> chain of commit-log offsets "

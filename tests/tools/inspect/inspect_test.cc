@@ -595,6 +595,41 @@ TEST(InspectFaultInjectionTest, VerifiesInMemoryStoreWithoutChangingIt) {
   EXPECT_THAT(v.out, HasSubstr("store/commitlog/00000000000000000000 @ 0: body CRC mismatch"));
 }
 
+// `summary` says whether the abort file comes from this boot (a running or crashed broker
+// whose page cache survived) or not (a power loss, or RocketMQ's empty file).
+TEST(InspectFaultInjectionTest, SummaryTellsWhichBootLeftTheAbortFile) {
+  FakeClock clock;
+  FaultInjectionFileSystem fs(clock);
+  StoreOptions so;
+  so.root_dir = "store";
+  so.start_background_services = false;
+  so.commit_log_segment_size = 4096;
+  so.index_hash_slot_num = 256;
+  so.index_num = 4096;
+  InspectOptions o;
+  o.store_dir = "store";
+  o.index_slots = 256;
+  o.index_entries = 4096;
+  o.progress = false;
+  auto summary = [&] {
+    return Capture([&](auto out, auto err) { return RunSummary(fs, o, out, err); }).out;
+  };
+  {
+    ASSERT_OK_AND_ASSIGN(auto store, MessageStore::Open(so, fs, clock));
+    ASSERT_TRUE(store->PutMessage(testing::MakeTestMessage(0).View()).ok());
+    ASSERT_OK(store->RunDispatchStep());
+    EXPECT_THAT(summary(), HasSubstr("abort file  present, written in this boot"));
+  }  // dropped without Close: a crash
+  ASSERT_OK(fs.CrashNow(CrashMode::kProcessCrash));
+  ASSERT_OK(fs.Reboot());
+  EXPECT_THAT(summary(), HasSubstr("abort file  present, written in this boot"));
+  ASSERT_OK(fs.CrashNow(CrashMode::kPowerLoss));
+  ASSERT_OK(fs.Reboot());
+  EXPECT_THAT(summary(), HasSubstr("abort file  present, from another boot"));
+  o.json = true;
+  EXPECT_THAT(summary(), HasSubstr("\"abort\":true,\"abortThisBoot\":false"));
+}
+
 TEST_F(InspectTest, VerifyOnMissingStoreFails) {
   InspectOptions o = Options();
   o.store_dir = dir_.path() + "/nope";
