@@ -59,6 +59,13 @@ void GroupCommit::GatherLocked(std::unique_lock<std::mutex>& l, int64_t end,
   if (!complete) ++gather_timeouts_;
   // Whoever has not come back by now waits for the flush after this one.
   released_ = 0;
+  // Waiters that arrived meanwhile wait for this one to lead. When it will not — another
+  // flush made its data durable or is running, or an error ended everything — they must
+  // look again (one of them may have to lead).
+  const bool will_lead = error_.ok() && !flushing_ &&
+                         durable_.load(std::memory_order_relaxed) < end &&
+                         std::chrono::steady_clock::now() < deadline;
+  if (!will_lead) cv_.notify_all();
 }
 
 void GroupCommit::RaiseDurableLocked(int64_t offset) {

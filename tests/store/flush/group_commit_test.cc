@@ -158,5 +158,33 @@ TEST_F(GroupCommitTest, GathererTimingOutHandsTheLeadOn) {
   EXPECT_EQ(gc_->durable_offset().value(), 5 * 100);
 }
 
+// Blocking producers racing the background flusher (RunOnce, which flushes whatever is
+// dirty) with the default gathering bounds: every put is acknowledged, none waits out its
+// deadline — a gatherer that another flush overtakes must let the waiters behind it lead.
+TEST_F(GroupCommitTest, BlockingProducersAndTheBackgroundFlusherNeverStall) {
+  GroupCommit::Options o;
+  o.timeout_ms = 2000;
+  Start(o);
+  constexpr int kProducers = 4, kPuts = 300;
+  std::atomic<bool> stop{false};
+  std::thread flusher([&] {
+    while (!stop.load()) ASSERT_OK(gc_->RunOnce());
+  });
+  std::vector<std::thread> producers;
+  std::atomic<int> ok{0};
+  for (int p = 0; p < kProducers; ++p) {
+    producers.emplace_back([&] {
+      for (int i = 0; i < kPuts; ++i) {
+        if (gc_->WaitDurable(Append()).ok()) ++ok;
+        if (i == kPuts / 2) stop = true;  // the rest without the background flusher
+      }
+    });
+  }
+  for (auto& t : producers) t.join();
+  flusher.join();
+  EXPECT_EQ(ok.load(), kProducers * kPuts);
+  EXPECT_EQ(gc_->durable_offset().value(), int64_t{kProducers} * kPuts * 100);
+}
+
 }  // namespace
 }  // namespace rocketstore
