@@ -195,7 +195,10 @@ int main(int argc, char** argv) {
     for (bool as_power_loss : {false, true}) {
       {
         auto crashing = MessageStore::Open(o, PosixFileSystem::Default(), Clock::Real());
-        if (!crashing.ok()) return 1;
+        if (!crashing.ok()) {
+          std::fprintf(stderr, "open: %s\n", crashing.status().ToString().c_str());
+          return 1;
+        }
       }  // dropped without Close: `abort` stays, as after a crash
       if (as_power_loss) std::filesystem::resize_file(dir.path() + "/abort", 0);
       const int64_t t = NowNanos();

@@ -62,6 +62,21 @@ Result<std::unique_ptr<MessageStore>> MessageStore::Open(const StoreOptions& opt
   RS_ASSIGN_OR_RETURN(s.lock_, LockStoreDirectory(fs, root));
   s.last_exit_ = ReadLastExit(fs, root);
   s.abnormal_ = s.last_exit_ != LastExit::kClean;
+  // A start that fails from here on leaves the next one nothing to trust in the page
+  // cache (an I/O error may be why it failed).
+  struct DistrustUnlessOpened {
+    FileSystem& fs;
+    const std::string& root;
+    bool opened = false;
+    ~DistrustUnlessOpened() {
+      if (!opened) (void)DistrustAbortMarker(fs, root);
+    }
+  } guard{fs, root};
+  // After a clean shutdown the store is marked running before recovery changes anything:
+  // a crash during this start (while dispatching the last message again, say) must be
+  // recovered as a crash. After a crash the old marker stays until recovery is done: it
+  // says what the files have been through (a power loss, or only a process crash).
+  if (!s.abnormal_) RS_RETURN_IF_ERROR(CreateAbortMarker(fs, root));
   // After an I/O error the page cache proves nothing: the next start must not trust it.
   // Best effort — the store has already stopped on the error, which health() reports; if
   // even this fails, the next start may take a crash for a process crash.
@@ -112,10 +127,12 @@ Result<std::unique_ptr<MessageStore>> MessageStore::Open(const StoreOptions& opt
 
   // Everything recovered and dispatched is durable before the store says it is running.
   RS_RETURN_IF_ERROR(s.WriteCheckpoint());
-  // From here on the store is running: a crash must be detected at the next start.
-  RS_RETURN_IF_ERROR(CreateAbortMarker(fs, root));
+  // From here on the store is running: a crash must be detected at the next start (and
+  // after an abnormal start, as one of this boot).
+  if (s.abnormal_) RS_RETURN_IF_ERROR(CreateAbortMarker(fs, root));
   s.last_thorough_cq_flush_ms_ = clock.NowMillis();
   if (options.start_background_services) s.StartServices();
+  guard.opened = true;
   return store;
 }
 
@@ -434,6 +451,8 @@ Status MessageStore::Close() {
   if (status.ok() && was_writable && DispatchBehindBytes() == 0) {
     status = RemoveAbortMarker(fs_, options_.root_dir);
   }
+  // A failed close leaves `abort`; an I/O error may be why, so the page cache proves nothing.
+  if (!status.ok()) (void)DistrustAbortMarker(fs_, options_.root_dir);
   lock_.reset();
   return status;
 }

@@ -114,6 +114,59 @@ TEST(MessageStoreTest, IoErrorMakesTheNextStartDistrustThePageCache) {
   EXPECT_EQ(store->recovery_report().records, 51);  // the failed put's record is stored
 }
 
+// A start after a clean shutdown marks the store running before recovery changes
+// anything (it re-dispatches the last message, for one): a crash at any operation of that
+// start is recovered as a crash — of this boot, once the marker is written — and loses
+// nothing. A start that fails (here: an injected EIO) leaves the next one distrusting the
+// page cache.
+TEST(MessageStoreTest, CrashOrFailureDuringAStartAfterACleanShutdownIsACrash) {
+  const StoreOptions o = SmallStore(FlushDiskType::kSyncFlush);
+  auto make_clean_store = [&](FaultInjectionFileSystem& fs, FakeClock& clock) {
+    ASSERT_OK_AND_ASSIGN(auto store, MessageStore::Open(o, fs, clock));
+    for (int i = 0; i < 40; ++i) ASSERT_TRUE(store->PutMessage(MakeTestMessage(i).View()).ok());
+    ASSERT_OK(store->RunDispatchStep().status());
+    ASSERT_OK(store->Close());
+  };
+  int points = 0, as_process_crash = 0;
+  bool marked = false;  // a crash point already found the marker written
+  for (uint64_t k = 1;; ++k) {
+    FakeClock clock;
+    FaultInjectionFileSystem fs(clock);
+    make_clean_store(fs, clock);
+    fs.CrashAtOp(k, CrashMode::kProcessCrash);
+    { auto crashed = MessageStore::Open(o, fs, clock); }
+    if (!fs.crashed()) break;
+    ++points;
+    ASSERT_OK(fs.Reboot());
+    ASSERT_OK_AND_ASSIGN(auto store, MessageStore::Open(o, fs, clock));
+    // Only the first operations (before the marker exists) leave a clean-looking store.
+    if (store->last_exit() != LastExit::kClean) {
+      marked = true;
+    } else {
+      EXPECT_FALSE(marked) << "crash at op " << k << " looks like a clean shutdown";
+    }
+    as_process_crash += store->last_exit() == LastExit::kProcessCrash;
+    for (int i = 0; i < 40; ++i) {
+      ASSERT_OK_AND_ASSIGN(
+          QueryMessageResult q,
+          store->QueryMessage("TopicTest", "k" + std::to_string(i), 32, 0, INT64_MAX));
+      ASSERT_EQ(q.messages.size(), 1u) << "crash at op " << k << " key k" << i;
+    }
+  }
+  EXPECT_GT(points, 5);
+  EXPECT_GT(as_process_crash, points / 2) << as_process_crash << " of " << points;
+
+  FakeClock clock;
+  FaultInjectionFileSystem fs(clock);
+  make_clean_store(fs, clock);
+  fs.FailOpsOfKind(OpKind::kMapSync, EIO);
+  fs.FailOpsOfKind(OpKind::kSync, EIO);
+  EXPECT_FALSE(MessageStore::Open(o, fs, clock).ok());
+  fs.ClearFailures();
+  ASSERT_OK_AND_ASSIGN(auto store, MessageStore::Open(o, fs, clock));
+  EXPECT_EQ(store->last_exit(), LastExit::kCrash);
+}
+
 TEST(MessageStoreTest, FailedAsyncFlushStopsAcknowledgingWrites) {
   FakeClock clock;
   FaultInjectionFileSystem fs(clock);

@@ -118,8 +118,9 @@ Status DistrustAbortMarker(FileSystem& fs, const std::string& dir) {
   const std::string path = JoinPath(dir, "abort");
   if (!fs.Exists(path)) return Status::OK();
   RS_ASSIGN_OR_RETURN(auto file, fs.OpenFile(path, OpenOptions{.writable = true}));
-  RS_RETURN_IF_ERROR(file->Truncate(0));
-  return file->Sync();
+  // No sync: a process crash keeps the truncation (page cache), and after a power loss
+  // the boot id differs anyway. (It may run on a failing disk, under the caller's locks.)
+  return file->Truncate(0);
 }
 
 LastExit ReadLastExit(FileSystem& fs, const std::string& dir) {

@@ -68,7 +68,7 @@ Status CreateAbortMarker(FileSystem& fs, const std::string& dir);
 Status RemoveAbortMarker(FileSystem& fs, const std::string& dir);
 // Empties the abort marker, if there is one, so that the next start takes the crash for
 // a power loss: after an I/O error the kernel may drop pages it failed to write, so the
-// page cache no longer proves anything about the files.
+// page cache no longer proves anything about the files. Not synced (see there).
 Status DistrustAbortMarker(FileSystem& fs, const std::string& dir);
 
 // How the last run ended, read from the abort marker before this run replaces it.

@@ -180,7 +180,12 @@ Status GroupCommit::RunOnce() {
   } else {
     // Nothing to flush: callbacks registered after the last flush ended may still be
     // decided by it, by another flusher's work (Close) or by the sticky error.
+    const int64_t before = durable_.load(std::memory_order_relaxed);
     if (error_.ok()) RaiseDurableLocked(segments_.FlushedOffset().value());
+    if (durable_.load(std::memory_order_relaxed) > before) {
+      cv_.notify_all();  // blocking waiters (and a gatherer) the other flush satisfied
+      gather_cv_.notify_all();
+    }
     CompleteDecidedLocked(l);
   }
   return error_;

@@ -26,6 +26,7 @@
 #include "base/coding.h"
 #include "base/crc32.h"
 #include "base/java_hash.h"
+#include "store/checkpoint/checkpoint.h"
 #include "store/format/checkpoint_record.h"
 #include "store/format/consume_queue_unit.h"
 #include "store/format/index_layout.h"
@@ -53,16 +54,7 @@ int RunSummary(FileSystem& fs, const InspectOptions& options, std::FILE* out, st
   const bool abort_present = fs.Exists(JoinPath(root, "abort"));
   // The abort file holds the boot id of the run that wrote it (docs/durability.md): the
   // same as now means that run's page cache is still there.
-  bool abort_this_boot = false;
-  if (abort_present) {
-    Result<std::string> boot = fs.BootId();
-    auto file = fs.OpenFile(JoinPath(root, "abort"), OpenOptions{});
-    if (boot.ok() && file.ok()) {
-      std::string content(boot->size() + 1, '\0');
-      Result<size_t> n = (*file)->PRead(0, content.data(), content.size());
-      abort_this_boot = n.ok() && content.substr(0, *n) == *boot;
-    }
-  }
+  const bool abort_this_boot = ReadLastExit(fs, root) == LastExit::kProcessCrash;
   const bool lock_present = fs.Exists(JoinPath(root, "lock"));
 
   uint64_t cl_bytes = 0, cq_bytes = 0, index_bytes = 0;
