@@ -98,6 +98,15 @@ std::unique_ptr<Broker> StartBroker(const BrokerOptions& b) {
   }
   std::fprintf(stderr, "rocketstore: broker %s listening on %s, store %s\n", b.broker_name.c_str(),
                broker->address().c_str(), b.store.root_dir.c_str());
+  const MessageStore& store = broker->store();
+  if (store.last_exit() != LastExit::kClean) {
+    const IndexRecoveryReport& ir = store.index_recovery_report();
+    std::fprintf(stderr,
+                 "rocketstore: the last run did not shut down cleanly (%s); recovered: %s; "
+                 "index files cut by undo %d, rebuilt %d\n",
+                 LastExitName(store.last_exit()), store.recovery_report().Summary().c_str(),
+                 ir.files_cut_by_undo, ir.files_rebuilt);
+  }
   return broker;
 }
 
