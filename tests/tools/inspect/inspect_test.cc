@@ -550,10 +550,9 @@ void SnapshotFs(FaultInjectionFileSystem& fs, const std::string& dir,
   }
 }
 
-// The tool reads only through FileSystem: it works on the in-memory one too.
-TEST(InspectFaultInjectionTest, VerifiesInMemoryStoreWithoutChangingIt) {
-  FakeClock clock;
-  FaultInjectionFileSystem fs(clock);
+// A store in `store/` of an in-memory file system, small files, steps driven by the test;
+// and inspect options that read it.
+StoreOptions InMemoryStoreOptions() {
   StoreOptions so;
   so.root_dir = "store";
   so.start_background_services = false;
@@ -561,6 +560,22 @@ TEST(InspectFaultInjectionTest, VerifiesInMemoryStoreWithoutChangingIt) {
   so.consume_queue_units_per_file = 1024;
   so.index_hash_slot_num = 256;
   so.index_num = 4096;
+  return so;
+}
+InspectOptions InMemoryInspectOptions() {
+  InspectOptions o;
+  o.store_dir = "store";
+  o.index_slots = 256;
+  o.index_entries = 4096;
+  o.progress = false;
+  return o;
+}
+
+// The tool reads only through FileSystem: it works on the in-memory one too.
+TEST(InspectFaultInjectionTest, VerifiesInMemoryStoreWithoutChangingIt) {
+  FakeClock clock;
+  FaultInjectionFileSystem fs(clock);
+  const StoreOptions so = InMemoryStoreOptions();
   {
     ASSERT_OK_AND_ASSIGN(auto store, MessageStore::Open(so, fs, clock));
     for (int i = 0; i < 50; ++i) {
@@ -570,11 +585,7 @@ TEST(InspectFaultInjectionTest, VerifiesInMemoryStoreWithoutChangingIt) {
     ASSERT_OK(store->RunDispatchStep());
     ASSERT_OK(store->Close());
   }
-  InspectOptions o;
-  o.store_dir = "store";
-  o.index_slots = 256;
-  o.index_entries = 4096;
-  o.progress = false;
+  InspectOptions o = InMemoryInspectOptions();
   std::map<std::string, std::string> before, after;
   SnapshotFs(fs, "store", &before);
   auto v = Capture([&](auto out, auto err) { return RunVerify(fs, o, out, err); });
@@ -600,17 +611,8 @@ TEST(InspectFaultInjectionTest, VerifiesInMemoryStoreWithoutChangingIt) {
 TEST(InspectFaultInjectionTest, SummaryTellsWhichBootLeftTheAbortFile) {
   FakeClock clock;
   FaultInjectionFileSystem fs(clock);
-  StoreOptions so;
-  so.root_dir = "store";
-  so.start_background_services = false;
-  so.commit_log_segment_size = 4096;
-  so.index_hash_slot_num = 256;
-  so.index_num = 4096;
-  InspectOptions o;
-  o.store_dir = "store";
-  o.index_slots = 256;
-  o.index_entries = 4096;
-  o.progress = false;
+  const StoreOptions so = InMemoryStoreOptions();
+  InspectOptions o = InMemoryInspectOptions();
   auto summary = [&] {
     return Capture([&](auto out, auto err) { return RunSummary(fs, o, out, err); }).out;
   };
