@@ -61,7 +61,6 @@ Result<std::unique_ptr<MessageStore>> MessageStore::Open(const StoreOptions& opt
   RS_RETURN_IF_ERROR(fs.CreateDirs(root).WithContext("creating store directory " + root));
   RS_ASSIGN_OR_RETURN(s.lock_, LockStoreDirectory(fs, root));
   s.last_exit_ = ReadLastExit(fs, root);
-  s.abnormal_ = s.last_exit_ != LastExit::kClean;
   // A start that fails from here on leaves the next one nothing to trust in the page
   // cache (an I/O error may be why it failed).
   struct DistrustUnlessOpened {
@@ -76,7 +75,7 @@ Result<std::unique_ptr<MessageStore>> MessageStore::Open(const StoreOptions& opt
   // a crash during this start (while dispatching the last message again, say) must be
   // recovered as a crash. After a crash the old marker stays until recovery is done: it
   // says what the files have been through (a power loss, or only a process crash).
-  if (!s.abnormal_) RS_RETURN_IF_ERROR(CreateAbortMarker(fs, root));
+  if (!s.recovered_abnormally()) RS_RETURN_IF_ERROR(CreateAbortMarker(fs, root));
   // After an I/O error the page cache proves nothing: the next start must not trust it.
   // Best effort — the store has already stopped on the error, which health() reports; if
   // even this fails, the next start may take a crash for a process crash.
@@ -129,7 +128,7 @@ Result<std::unique_ptr<MessageStore>> MessageStore::Open(const StoreOptions& opt
   RS_RETURN_IF_ERROR(s.WriteCheckpoint());
   // From here on the store is running: a crash must be detected at the next start (and
   // after an abnormal start, as one of this boot).
-  if (s.abnormal_) RS_RETURN_IF_ERROR(CreateAbortMarker(fs, root));
+  if (s.recovered_abnormally()) RS_RETURN_IF_ERROR(CreateAbortMarker(fs, root));
   s.last_thorough_cq_flush_ms_ = clock.NowMillis();
   if (options.start_background_services) s.StartServices();
   guard.opened = true;
@@ -156,7 +155,7 @@ Status MessageStore::Recover() {
   if (checkpoint_->load_state() == Checkpoint::LoadState::kVerified) {
     ro.durable_floor = PhysicalOffset(cp.durable_commit_log_offset);
   }
-  if (!abnormal_) {
+  if (!recovered_abnormally()) {
     ro.start = CommitLogRecoveryOptions::Start::kThirdLastSegment;
   } else {
     ro.start = CommitLogRecoveryOptions::Start::kFirstSegment;
@@ -188,7 +187,7 @@ Status MessageStore::Recover() {
   PhysicalOffset from;
   if (checkpoint_->load_state() == Checkpoint::LoadState::kVerified) {
     from = std::min(PhysicalOffset(cp.dispatched_commit_log_offset), end);
-  } else if (abnormal_) {
+  } else if (recovered_abnormally()) {
     from = recovery_report_.scan_start;
   } else {
     from = std::min(consume_queues_->MaxPhysicalEnd(), end);

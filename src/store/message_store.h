@@ -127,7 +127,7 @@ class MessageStore {
   Status Close();
 
   const CommitLogRecoveryReport& recovery_report() const { return recovery_report_; }
-  bool recovered_abnormally() const { return abnormal_; }
+  bool recovered_abnormally() const { return last_exit_ != LastExit::kClean; }
   // How the last run ended (from the abort marker), which decided the recovery above.
   LastExit last_exit() const { return last_exit_; }
   // What the index recovery did (none without an index).
@@ -176,7 +176,6 @@ class MessageStore {
   std::unique_ptr<RetentionService> retention_;
   std::unique_ptr<ServiceRunner> retention_runner_;
   CommitLogRecoveryReport recovery_report_;
-  bool abnormal_ = false;
   LastExit last_exit_ = LastExit::kClean;
   IndexRecoveryReport index_recovery_report_;
   bool closed_ = false;
