@@ -94,13 +94,11 @@ Status CreateAbortMarker(FileSystem& fs, const std::string& dir) {
   OpenOptions oo;
   oo.create = oo.writable = true;
   RS_ASSIGN_OR_RETURN(auto file, fs.OpenFile(JoinPath(dir, "abort"), oo));
+  RS_RETURN_IF_ERROR(file->Truncate(0));
   // No boot id: the marker still marks a running store; a crash then counts as a power
   // loss at the next start.
-  Result<std::string> boot = fs.BootId();
-  const std::string id = boot.ok() ? *boot : std::string();
-  RS_RETURN_IF_ERROR(file->Truncate(0));
-  if (!id.empty()) {
-    RS_RETURN_IF_ERROR(file->PWrite(0, id.data(), id.size()));
+  if (Result<std::string> boot = fs.BootId(); boot.ok() && !boot->empty()) {
+    RS_RETURN_IF_ERROR(file->PWrite(0, boot->data(), boot->size()));
     RS_RETURN_IF_ERROR(file->Sync());
   }
   file.reset();

@@ -51,10 +51,11 @@ int RunSummary(FileSystem& fs, const InspectOptions& options, std::FILE* out, st
   if (!index.ok()) return Fail(err, index.status());
   auto cp = LoadCheckpoint(fs, root);
   if (!cp.ok()) return Fail(err, cp.status());
-  const bool abort_present = fs.Exists(JoinPath(root, "abort"));
   // The abort file holds the boot id of the run that wrote it (docs/durability.md): the
   // same as now means that run's page cache is still there.
-  const bool abort_this_boot = ReadLastExit(fs, root) == LastExit::kProcessCrash;
+  const LastExit last_exit = ReadLastExit(fs, root);
+  const bool abort_present = last_exit != LastExit::kClean;
+  const bool abort_this_boot = last_exit == LastExit::kProcessCrash;
   const bool lock_present = fs.Exists(JoinPath(root, "lock"));
 
   uint64_t cl_bytes = 0, cq_bytes = 0, index_bytes = 0;
