@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <cstdio>
 
-#include "broker/run.h"
+#include "apps/serve.h"
 #include "io/posix_file_system.h"
 #include "tools/demo.h"
 #include "tools/inspect/inspect.h"
@@ -130,7 +130,7 @@ int main(int argc, char** argv) {
   add_common(verify_cmd);
 
   // ---- serve / namesrv / broker (src/broker/run.h) ----
-  rocketstore::broker::RunOptions run;
+  rocketstore::apps::RunOptions run;
   auto add_run_common = [&](CLI::App* c) {
     c->add_option("--host", run.host,
                   "Address to listen on. Anything but loopback is explicit and logged")
@@ -174,9 +174,9 @@ int main(int argc, char** argv) {
                          "Name servers: HOST:PORT[;HOST:PORT] (or namesrvAddr in --config)");
 
   CLI11_PARSE(app, argc, argv);
-  if (serve_cmd->parsed()) return rocketstore::broker::RunServe(run);
-  if (namesrv_cmd->parsed()) return rocketstore::broker::RunNamesrv(run);
-  if (broker_cmd->parsed()) return rocketstore::broker::RunBroker(run);
+  if (serve_cmd->parsed()) return rocketstore::apps::RunServe(run);
+  if (namesrv_cmd->parsed()) return rocketstore::apps::RunNamesrv(run);
+  if (broker_cmd->parsed()) return rocketstore::apps::RunBroker(run);
   if (demo_cmd->parsed()) return rocketstore::tools::RunDemo(demo);
   if (inspect_cmd->parsed()) {
     rocketstore::FileSystem& fs = rocketstore::PosixFileSystem::Default();

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "base/status.h"
-#include "broker/broker.h"
+#include "broker/broker_options.h"
 
 namespace rocketstore::broker {
 

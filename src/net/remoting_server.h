@@ -80,6 +80,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void Send(protocol::RemotingCommand command);
   void Close();
 
+  // One object the server's user keeps per connection (e.g. the broker's channel handle).
+  // Read and set on the connection's own io thread (handlers run there, one at a time).
+  const std::shared_ptr<void>& attachment() const { return attachment_; }
+  void set_attachment(std::shared_ptr<void> a) { attachment_ = std::move(a); }
+
   // Called with frames flagged as responses (replies to our own requests).
   void SetResponseHook(std::function<void(protocol::RemotingCommand)> hook) {
     response_hook_ = std::move(hook);
@@ -124,6 +129,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::atomic<bool> closed_{false};
   int64_t last_read_ms_ = 0;
   std::function<void(protocol::RemotingCommand)> response_hook_;
+  std::shared_ptr<void> attachment_;
 };
 
 using ConnectionPtr = std::shared_ptr<Connection>;

@@ -93,6 +93,11 @@ class MessageStore {
   // Store time of the message at `offset` of the queue.
   Result<int64_t> GetMessageStoreTime(std::string_view topic, int32_t queue_id,
                                       QueueOffset offset) const;
+  // RocketMQ's checkInDiskByConsumeOffset: whether the message at `offset` of the queue
+  // lies further behind the end of the log than the in-memory window
+  // (accessMessageInMemoryMaxRatio). False when the queue has no unit there.
+  bool CheckInDiskByConsumeOffset(std::string_view topic, int32_t queue_id,
+                                  QueueOffset offset) const;
   // Messages of `topic` carrying `key` (a KEYS token or the UNIQ_KEY) stored within
   // [begin, end] ms, via the index; hash collisions are removed by comparing the real key.
   Result<QueryMessageResult> QueryMessage(std::string_view topic, std::string_view key, int max_num,

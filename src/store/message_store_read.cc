@@ -206,6 +206,15 @@ Result<int64_t> MessageStore::GetMessageStoreTime(std::string_view topic, int32_
   return d.record.store_timestamp;
 }
 
+bool MessageStore::CheckInDiskByConsumeOffset(std::string_view topic, int32_t queue_id,
+                                              QueueOffset offset) const {
+  auto cq = consume_queues_->Find(topic, queue_id);
+  if (!cq) return false;
+  auto unit = cq->GetUnit(offset);
+  if (!unit.ok()) return false;
+  return (commit_log_->MaxOffset() - unit->offset) > in_memory_bytes_;
+}
+
 Result<int64_t> MessageStore::GetEarliestMessageTime(std::string_view topic,
                                                      int32_t queue_id) const {
   auto cq = consume_queues_->Find(topic, queue_id);

@@ -75,8 +75,9 @@ class BrokerIntegrationTest : public ::testing::Test {
     ns_addr_ = "127.0.0.1:" + std::to_string(ns_->port());
     StartBroker();
   }
-  void StartBroker(bool sync_flush = false) {
+  void StartBroker(bool sync_flush = false, int in_memory_ratio = 40) {
     broker::BrokerOptions bo;
+    bo.store.access_message_in_memory_max_ratio = in_memory_ratio;
     if (sync_flush) bo.store.flush_disk_type = FlushDiskType::kSyncFlush;
     bo.server.port = 0;
     bo.namesrv_addrs = {ns_addr_};
@@ -113,6 +114,7 @@ class BrokerIntegrationTest : public ::testing::Test {
     req.SetIntField("writeQueueNums", queues);
     req.SetIntField("perm", 6);
     req.SetField("topicFilterType", "SINGLE_TAG");
+    req.SetField("order", "false");
     EXPECT_EQ(Call(std::move(req)).code, 0);
   }
 
@@ -543,6 +545,95 @@ TEST_F(BrokerIntegrationTest, SyncFlushSendsAreAnsweredOnceDurable) {
   EXPECT_EQ(failures.load(), 0);
   EXPECT_EQ(offsets.size(), static_cast<size_t>(kProducers * kPer));
   WaitVisible("SyncTopic", 0, 5 + kProducers * kPer);
+}
+
+// Two push consumers of one group: each client stamps its own subVersion (its start time)
+// into its heartbeat and every pull. The group's subscription holds the highest version
+// seen, so both members are served (the old broker compared each pull with the last
+// member it found, answered the other SUBSCRIPTION_NOT_LATEST forever and starved it).
+TEST_F(BrokerIntegrationTest, TwoConsumersOfOneGroupWithDifferentSubVersionsBothPull) {
+  CreateTopic("SubTopic", 2);
+  for (int q = 0; q < 2; ++q) {
+    for (int i = 0; i < 3; ++i) {
+      EXPECT_EQ(Send("SubTopic", q, "m" + std::to_string(q) + std::to_string(i), "t", "k").code, 0);
+    }
+  }
+  WaitVisible("SubTopic", 0, 3);
+  WaitVisible("SubTopic", 1, 3);
+  auto heartbeat = [](const std::string& id, int64_t version) {
+    RemotingCommand hb = protocol::MakeRequest(RequestCode::kHeartBeat);
+    hb.body.Assign(R"({"clientID":")" + id +
+                   R"(","consumerDataSet":[{"groupName":"SG","consumeType":"CONSUME_PASSIVELY",)"
+                   R"("messageModel":"CLUSTERING","consumeFromWhere":"CONSUME_FROM_FIRST_OFFSET",)"
+                   R"("subscriptionDataSet":[{"topic":"SubTopic","subString":"*","subVersion":)" +
+                   std::to_string(version) + R"(}],"unitMode":false}],"producerDataSet":[]})");
+    return hb;
+  };
+  auto pull = [](int queue, int64_t version) {
+    RemotingCommand req = protocol::MakeRequest(RequestCode::kPullMessage);
+    req.SetField("consumerGroup", "SG");
+    req.SetField("topic", "SubTopic");
+    req.SetIntField("queueId", queue);
+    req.SetIntField("queueOffset", 0);
+    req.SetIntField("maxMsgNums", 32);
+    req.SetIntField("sysFlag", 0);  // no subscription in the pull: the heartbeat's is used
+    req.SetIntField("commitOffset", 0);
+    req.SetIntField("suspendTimeoutMillis", 0);
+    req.SetIntField("subVersion", version);
+    return req;
+  };
+  net::RemotingClient newer;
+  ASSERT_TRUE(newer.Connect(broker_addr_).ok());
+  EXPECT_EQ(Call(heartbeat("older", 1700000000100)).code, 0);
+  auto hb = newer.Invoke(heartbeat("newer", 1700000000200));
+  ASSERT_TRUE(hb.ok());
+  EXPECT_EQ(hb->code, 0);
+  // Whatever order the heartbeats came in, both members read their queue, repeatedly.
+  for (int round = 0; round < 3; ++round) {
+    RemotingCommand a = Call(pull(0, 1700000000100));
+    EXPECT_EQ(a.code, 0) << a.remark.value_or("");
+    EXPECT_EQ(DecodeBody(a).size(), 3u);
+    auto b = newer.Invoke(pull(1, 1700000000200));
+    ASSERT_TRUE(b.ok());
+    EXPECT_EQ(b->code, 0) << b->remark.value_or("");
+    EXPECT_EQ(DecodeBody(*b).size(), 3u);
+    // The older member heartbeats again: the group keeps the newer version.
+    EXPECT_EQ(Call(heartbeat("older", 1700000000100)).code, 0);
+  }
+  // A pull newer than every heartbeat the broker has seen waits for that heartbeat.
+  RemotingCommand ahead = Call(pull(0, 1700000000300));
+  EXPECT_EQ(ahead.code, 25);
+  EXPECT_EQ(ahead.remark.value_or(""), "the consumer's subscription not latest");
+}
+
+// QUERY_CONSUMER_OFFSET for a queue the group never committed (ConsumerManageProcessor):
+// 0 when the queue starts at 0 and its first message is in memory or the queue is empty
+// (a new group starts at the beginning), QUERY_NOT_FOUND otherwise.
+TEST_F(BrokerIntegrationTest, QueryOffsetOfANewGroupFollowsTheInMemoryRule) {
+  CreateTopic("NewGroupTopic", 2);
+  auto query = [this](int queue) {
+    RemotingCommand q = protocol::MakeRequest(RequestCode::kQueryConsumerOffset);
+    q.SetField("consumerGroup", "NG");
+    q.SetField("topic", "NewGroupTopic");
+    q.SetIntField("queueId", queue);
+    return Call(std::move(q));
+  };
+  RemotingCommand empty = query(0);
+  EXPECT_EQ(empty.code, 0) << empty.remark.value_or("");
+  EXPECT_EQ(empty.FindField("offset").value_or(""), "0");
+  EXPECT_EQ(Send("NewGroupTopic", 1, "x", "t", "k").code, 0);
+  WaitVisible("NewGroupTopic", 1, 1);
+  RemotingCommand in_memory = query(1);
+  EXPECT_EQ(in_memory.code, 0);
+  EXPECT_EQ(in_memory.FindField("offset").value_or(""), "0");
+  // With no in-memory window (accessMessageInMemoryMaxRatio=0) every message is "on
+  // disk": a new CONSUME_FROM_LAST_OFFSET group must not read the backlog from 0.
+  client_.Close();
+  ASSERT_TRUE(broker_->Stop().ok());
+  StartBroker(false, /*in_memory_ratio=*/0);
+  RemotingCommand on_disk = query(1);
+  EXPECT_EQ(on_disk.code, 22);
+  EXPECT_EQ(query(0).code, 0);  // still empty: 0
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// File: broker/run.h
+// File: apps/serve.h
 //
 // Entry points of the `rocketstore serve|namesrv|broker` subcommands. Each starts its
 // servers, blocks until SIGINT or SIGTERM, shuts down cleanly (broker: offsets persisted,
@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <string>
 
-namespace rocketstore::broker {
+namespace rocketstore::apps {
 
 struct RunOptions {
   std::string host = "127.0.0.1";
@@ -31,4 +31,4 @@ int RunServe(const RunOptions& options);
 int RunNamesrv(const RunOptions& options);
 int RunBroker(const RunOptions& options);
 
-}  // namespace rocketstore::broker
+}  // namespace rocketstore::apps

@@ -1,4 +1,4 @@
-#include "broker/run.h"
+#include "apps/serve.h"
 
 #include <pthread.h>
 #include <signal.h>
@@ -11,7 +11,11 @@
 #include "broker/broker_conf.h"
 #include "namesrv/name_server.h"
 
-namespace rocketstore::broker {
+namespace rocketstore::apps {
+
+using broker::Broker;
+using broker::BrokerOptions;
+using broker::ApplyBrokerConf;
 namespace {
 
 sigset_t BlockShutdownSignals() {
@@ -172,4 +176,4 @@ int RunBroker(const RunOptions& options) {
   return StopBroker(*broker);
 }
 
-}  // namespace rocketstore::broker
+}  // namespace rocketstore::apps

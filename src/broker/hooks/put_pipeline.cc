@@ -1,0 +1,50 @@
+#include "broker/hooks/put_pipeline.h"
+
+namespace rocketstore::broker {
+
+DraftMessage::DraftMessage(const DraftMessage& other) { *this = other; }
+
+DraftMessage& DraftMessage::operator=(const DraftMessage& other) {
+  if (this == &other) return *this;
+  queue_id = other.queue_id;
+  flag = other.flag;
+  sys_flag = other.sys_flag;
+  born_timestamp = other.born_timestamp;
+  born_host = other.born_host;
+  reconsume_times = other.reconsume_times;
+  topic_storage_ = other.topic_storage_;
+  properties_storage_ = other.properties_storage_;
+  const bool own_topic = other.topic_.data() == other.topic_storage_.data();
+  const bool own_props = other.properties_.data() == other.properties_storage_.data();
+  topic_ = own_topic ? std::string_view(topic_storage_) : other.topic_;
+  properties_ = own_props ? std::string_view(properties_storage_) : other.properties_;
+  body_ = other.body_;
+  return *this;
+}
+
+format::MessageToStore DraftMessage::ToStore(const format::HostAddress& store_host) const {
+  format::MessageToStore m;
+  m.topic = topic_;
+  m.queue_id = queue_id;
+  m.flag = flag;
+  m.body = body_;
+  m.properties = properties_;
+  m.sys_flag = sys_flag;
+  m.born_timestamp = born_timestamp;
+  m.born_host = born_host;
+  m.store_host = store_host;
+  m.reconsume_times = reconsume_times;
+  return m;
+}
+
+Verdict PutPipeline::Run(const PutContext& context, std::span<DraftMessage> messages) const {
+  for (const auto& hook : hooks_) {
+    for (DraftMessage& m : messages) {
+      Verdict v = hook->BeforePut(context, m);
+      if (!v.ok()) return v;
+    }
+  }
+  return Verdict::Ok();
+}
+
+}  // namespace rocketstore::broker

@@ -1,0 +1,101 @@
+// File: broker/hooks/put_pipeline.h
+//
+// The put pipeline: an ordered list of hooks that every message passes between the send
+// service and MessageStore::Put* (RocketMQ 5's PutMessageHook list, registered by
+// BrokerController.registerMessageStoreHook). A hook may validate a message, rewrite it
+// (topic, queue, properties, flags) or refuse it with a Verdict; the first refusal stops
+// the pipeline and nothing of the request is stored. The store stays feature-agnostic:
+// delay levels and timers, half (transaction) messages and retry/DLQ routing are hooks.
+//
+//   PutPipeline pipeline;
+//   pipeline.Add(std::make_unique<MessageCheckHook>(limits));   // today's checks
+//   pipeline.Add(std::make_unique<DelayLevelHook>(...));        // a later feature
+//   Verdict v = pipeline.Run(context, messages);
+//
+// DraftMessage: a message on its way to the store. Its string fields are views; the
+// request's bytes (topic, body, the producer's properties) back them until the put has
+// been handed to the store. A hook that rewrites a field stores the new bytes in the
+// draft itself through the Set* methods, so no copy is made unless something changes.
+//
+// Thread-safety: Add before the broker starts; Run from any number of threads (hooks
+// must be thread-safe; the ones here are stateless or internally locked).
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "broker/service/client_channel.h"
+#include "broker/service/outcome.h"
+#include "store/format/message_record.h"
+
+namespace rocketstore::broker {
+
+class DraftMessage {
+ public:
+  std::string_view topic() const { return topic_; }
+  std::string_view properties() const { return properties_; }
+  std::string_view body() const { return body_; }
+
+  void SetTopic(std::string topic) {
+    topic_storage_ = std::move(topic);
+    topic_ = topic_storage_;
+  }
+  void SetProperties(std::string properties) {
+    properties_storage_ = std::move(properties);
+    properties_ = properties_storage_;
+  }
+  // Views: the caller keeps the bytes alive until the put was handed to the store.
+  void ViewTopic(std::string_view topic) { topic_ = topic; }
+  void ViewProperties(std::string_view properties) { properties_ = properties; }
+  void ViewBody(std::string_view body) { body_ = body; }
+
+  int32_t queue_id = 0;
+  int32_t flag = 0;
+  int32_t sys_flag = 0;
+  int64_t born_timestamp = 0;
+  format::HostAddress born_host;
+  int32_t reconsume_times = 0;
+
+  // The store's view of this draft (valid while the draft is unchanged and alive).
+  format::MessageToStore ToStore(const format::HostAddress& store_host) const;
+
+  DraftMessage() = default;
+  // Copies re-point the views at their own storage where the original owned the bytes.
+  DraftMessage(const DraftMessage& other);
+  DraftMessage& operator=(const DraftMessage& other);
+
+ private:
+  std::string_view topic_, properties_, body_;
+  std::string topic_storage_, properties_storage_;
+};
+
+struct PutContext {
+  const RequestContext* request = nullptr;  // null for the broker's own re-puts
+  std::string_view producer_group;
+  bool batch = false;
+};
+
+class PutHook {
+ public:
+  virtual ~PutHook() = default;
+  virtual std::string_view name() const = 0;
+  // Called once per message, in pipeline order. Anything but Verdict::Ok() refuses the
+  // whole request.
+  virtual Verdict BeforePut(const PutContext& context, DraftMessage& message) = 0;
+};
+
+class PutPipeline {
+ public:
+  void Add(std::unique_ptr<PutHook> hook) { hooks_.push_back(std::move(hook)); }
+  // Runs every hook over every message; stops at the first refusal.
+  Verdict Run(const PutContext& context, std::span<DraftMessage> messages) const;
+  size_t size() const { return hooks_.size(); }
+
+ private:
+  std::vector<std::unique_ptr<PutHook>> hooks_;
+};
+
+}  // namespace rocketstore::broker

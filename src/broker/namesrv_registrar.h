@@ -1,0 +1,64 @@
+// File: broker/namesrv_registrar.h
+//
+// NamesrvRegistrar: keeps the broker registered with every name server (RocketMQ's
+// BrokerController.registerBrokerAll, BrokerOuterAPI). REGISTER_BROKER carries the
+// topic table (TopicConfigSerializeWrapper); a name server forgets a broker it has not
+// heard from for 120 s, so registration repeats every `interval_ms` (30 s) and right
+// after a topic change (RequestNow).
+//
+// A step function: RunOnce(now_ms) registers when due or requested, with each name
+// server over its own blocking connection (reconnecting when needed). It runs on the
+// broker's registrar ServiceRunner, never on an io thread. UnregisterAll() at shutdown.
+//
+// Thread-safety: RequestNow from any thread; RunOnce/RegisterAll/UnregisterAll from one
+// thread at a time (internally serialised).
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "broker/metadata.h"
+#include "net/remoting_client.h"
+
+namespace rocketstore::broker {
+
+class NamesrvRegistrar {
+ public:
+  struct Options {
+    std::vector<std::string> namesrv_addrs;  // "host:port"
+    std::string cluster_name;
+    std::string broker_name;
+    std::string broker_addr;  // what clients connect to
+    int64_t interval_ms = 30000;
+    int64_t timeout_ms = 3000;
+  };
+
+  NamesrvRegistrar(Options options, const TopicConfigManager& topics);
+
+  // Asks for a registration at the next step; `wake` (the runner's Wake) is called.
+  void RequestNow();
+  void SetWake(std::function<void()> wake) { wake_ = std::move(wake); }
+  // Registers if requested or due. Returns the outcome of the last registration round.
+  Status RunOnce(int64_t now_ms);
+  // OK if at least one name server accepted.
+  Status RegisterAll();
+  void UnregisterAll();
+
+ private:
+  const Options options_;
+  const TopicConfigManager& topics_;
+  std::function<void()> wake_;
+  std::atomic<bool> requested_{true};
+  int64_t next_due_ms_ = 0;
+  std::mutex mu_;
+  std::map<std::string, std::unique_ptr<net::RemotingClient>> clients_;
+  Status last_ = Status::OK();
+};
+
+}  // namespace rocketstore::broker

@@ -1,0 +1,43 @@
+// File: broker/remoting/remoting_channel.h
+//
+// RemotingChannel: ClientChannel over one remoting TCP connection. Holds the connection
+// weakly (the connection owns the channel as its attachment, so there is no cycle): a
+// channel outliving its connection is dead and its calls do nothing.
+//
+// ChannelOf(conn) returns the connection's one channel, creating it on first use; it
+// must be called on the connection's io thread (from a request handler).
+//
+// Thread-safety: ClientChannel's methods from any thread.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "broker/service/client_channel.h"
+#include "net/remoting_server.h"
+
+namespace rocketstore::broker {
+
+class RemotingChannel final : public ClientChannel {
+ public:
+  explicit RemotingChannel(const net::ConnectionPtr& conn)
+      : conn_(conn), id_(conn->id()), remote_(conn->remote_address()) {}
+
+  uint64_t id() const override { return id_; }
+  const std::string& remote_address() const override { return remote_; }
+  bool alive() const override;
+  void Close() override;
+  void NotifyConsumerIdsChanged(std::string_view group) override;
+
+ private:
+  std::weak_ptr<net::Connection> conn_;
+  const uint64_t id_;
+  const std::string remote_;
+};
+
+ChannelPtr ChannelOf(const net::ConnectionPtr& conn);
+
+// The peer of `conn` as a BORNHOST address.
+format::HostAddress HostOf(const net::Connection& conn);
+
+}  // namespace rocketstore::broker

@@ -1,0 +1,71 @@
+#include "broker/remoting/remoting_frontend.h"
+
+#include "broker/remoting/remoting_channel.h"
+#include "broker/remoting/response_mapping.h"
+
+namespace rocketstore::broker {
+
+using protocol::RemotingCommand;
+using protocol::RequestCode;
+
+RemotingCommand RequestStub(const RemotingCommand& r) {
+  RemotingCommand stub;
+  stub.code = r.code;
+  stub.language = r.language;
+  stub.version = r.version;
+  stub.opaque = r.opaque;
+  stub.flag = r.flag;
+  stub.serialize_type = r.serialize_type;
+  return stub;
+}
+
+RequestContext ContextOf(const net::ConnectionPtr& conn, const RemotingCommand& r) {
+  RequestContext ctx;
+  ctx.channel = ChannelOf(conn);
+  ctx.language = static_cast<int32_t>(r.language);
+  ctx.version = r.version;
+  ctx.born_host = HostOf(*conn);
+  return ctx;
+}
+
+void RemotingFrontend::Register(net::RemotingServer& server) {
+  auto reg = [this, &server](RequestCode code, auto fn) {
+    server.RegisterHandler(
+        ToInt(code), [this, fn](const net::ConnectionPtr& c, RemotingCommand& r) -> Reply {
+          if (!ready_.load(std::memory_order_acquire)) {
+            return protocol::MakeResponse(r, protocol::ResponseCode::kSystemBusy,
+                                          "broker is starting, try again");
+          }
+          return fn(c, r);
+        });
+  };
+  auto with_conn = [this](Reply (RemotingFrontend::*m)(const Conn&, Cmd&)) {
+    return [this, m](const Conn& c, Cmd& r) { return (this->*m)(c, r); };
+  };
+  auto plain = [this](Reply (RemotingFrontend::*m)(Cmd&)) {
+    return [this, m](const Conn&, Cmd& r) { return (this->*m)(r); };
+  };
+  reg(RequestCode::kSendMessage, with_conn(&RemotingFrontend::OnSend));
+  reg(RequestCode::kSendMessageV2, with_conn(&RemotingFrontend::OnSend));
+  reg(RequestCode::kSendBatchMessage, with_conn(&RemotingFrontend::OnSend));
+  reg(RequestCode::kPullMessage, with_conn(&RemotingFrontend::OnPull));
+  reg(RequestCode::kHeartBeat, with_conn(&RemotingFrontend::OnHeartbeat));
+  reg(RequestCode::kUnregisterClient, with_conn(&RemotingFrontend::OnUnregisterClient));
+  reg(RequestCode::kGetConsumerListByGroup, plain(&RemotingFrontend::OnConsumerList));
+  reg(RequestCode::kQueryConsumerOffset, plain(&RemotingFrontend::OnQueryOffset));
+  reg(RequestCode::kUpdateConsumerOffset, plain(&RemotingFrontend::OnUpdateOffset));
+  reg(RequestCode::kUpdateAndCreateTopic, plain(&RemotingFrontend::OnCreateTopic));
+  reg(RequestCode::kGetMaxOffset, plain(&RemotingFrontend::OnMaxOffset));
+  reg(RequestCode::kGetMinOffset, plain(&RemotingFrontend::OnMinOffset));
+  reg(RequestCode::kGetEarliestMsgStoretime, plain(&RemotingFrontend::OnEarliestStoreTime));
+  reg(RequestCode::kSearchOffsetByTimestamp, plain(&RemotingFrontend::OnSearchOffset));
+  reg(RequestCode::kQueryMessage, plain(&RemotingFrontend::OnQueryMessage));
+  reg(RequestCode::kViewMessageById, plain(&RemotingFrontend::OnViewMessage));
+}
+
+void RemotingFrontend::OnConnectionClosed(const net::ConnectionPtr& conn) {
+  s_.consumers->OnChannelClosed(conn->id());
+  s_.producers->OnChannelClosed(conn->id());
+}
+
+}  // namespace rocketstore::broker

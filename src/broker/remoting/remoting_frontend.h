@@ -1,0 +1,82 @@
+// File: broker/remoting/remoting_frontend.h
+//
+// RemotingFrontend: the broker's remoting (TCP) front end — thin adapters from frames to
+// the services. Each handler decodes the typed header (protocol/headers/*), calls one
+// service, and encodes the service's answer; a header that fails to decode is answered
+// SYSTEM_ERROR with the decoder's message ("the custom field <name> is null", as Java).
+// No handler touches the store or the metadata directly, and none blocks on the disk:
+// sends under SYNC_FLUSH and held pulls answer later through Connection::SendResponse.
+//
+// Handlers (one file per family): send_handlers.cc (10, 310, 320), pull_handlers.cc
+// (11), client_handlers.cc (34, 35, 38), admin_handlers.cc (offsets 14/15, topics 17,
+// queue metadata 29-32, queries 12/33).
+//
+// Until SetReady(true) every request is answered SYSTEM_BUSY "broker is starting", so
+// the server may listen before the services know the address they are reachable at.
+//
+// Ownership: the services must outlive the server the handlers are registered with.
+// Thread-safety: Register before the server starts; handlers run on io threads.
+#pragma once
+
+#include <atomic>
+
+#include "broker/service/client_service.h"
+#include "broker/service/offset_service.h"
+#include "broker/service/pull_service.h"
+#include "broker/service/query_service.h"
+#include "broker/service/send_service.h"
+#include "broker/service/topic_service.h"
+#include "net/remoting_server.h"
+
+namespace rocketstore::broker {
+
+struct BrokerServices {
+  SendService* send = nullptr;
+  PullService* pull = nullptr;
+  ClientService* clients = nullptr;
+  ConsumerManager* consumers = nullptr;
+  ProducerManager* producers = nullptr;
+  OffsetService* offsets = nullptr;
+  QueryService* query = nullptr;
+  TopicService* topics = nullptr;
+};
+
+class RemotingFrontend {
+ public:
+  explicit RemotingFrontend(BrokerServices services) : s_(services) {}
+
+  void Register(net::RemotingServer& server);
+  void SetReady(bool ready) { ready_.store(ready, std::memory_order_release); }
+  // The server's close listener: the connection's channel leaves every group.
+  void OnConnectionClosed(const net::ConnectionPtr& conn);
+
+ private:
+  using Reply = std::optional<protocol::RemotingCommand>;
+  using Conn = net::ConnectionPtr;
+  using Cmd = protocol::RemotingCommand;
+
+  Reply OnSend(const Conn& c, Cmd& r);
+  Reply OnPull(const Conn& c, Cmd& r);
+  Reply OnHeartbeat(const Conn& c, Cmd& r);
+  Reply OnUnregisterClient(const Conn& c, Cmd& r);
+  Reply OnConsumerList(Cmd& r);
+  Reply OnQueryOffset(Cmd& r);
+  Reply OnUpdateOffset(Cmd& r);
+  Reply OnCreateTopic(Cmd& r);
+  Reply OnMaxOffset(Cmd& r);
+  Reply OnMinOffset(Cmd& r);
+  Reply OnEarliestStoreTime(Cmd& r);
+  Reply OnSearchOffset(Cmd& r);
+  Reply OnQueryMessage(Cmd& r);
+  Reply OnViewMessage(Cmd& r);
+
+  BrokerServices s_;
+  std::atomic<bool> ready_{false};
+};
+
+// The request's header fields a later response needs (code, opaque, flag, serialize
+// type, language, version), without its fields and body.
+protocol::RemotingCommand RequestStub(const protocol::RemotingCommand& request);
+RequestContext ContextOf(const net::ConnectionPtr& conn, const protocol::RemotingCommand& r);
+
+}  // namespace rocketstore::broker

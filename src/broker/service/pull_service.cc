@@ -1,0 +1,186 @@
+#include "broker/service/pull_service.h"
+
+#include <algorithm>
+#include <memory>
+#include <utility>
+
+namespace rocketstore::broker {
+namespace {
+
+int64_t MonotonicMillis(Clock& clock) { return clock.MonotonicNanos() / 1000000; }
+
+// PullMessageProcessor's GetMessageStatus -> response code table (4.9.8).
+Outcome OutcomeOf(GetMessageStatus s, int64_t requested_offset) {
+  switch (s) {
+    case GetMessageStatus::kFound:
+      return Outcome::kOk;
+    case GetMessageStatus::kMessageWasRemoving:
+    case GetMessageStatus::kNoMatchedMessage:
+      return Outcome::kPullRetryImmediately;
+    case GetMessageStatus::kNoMatchedLogicQueue:
+    case GetMessageStatus::kNoMessageInQueue:
+      return requested_offset != 0 ? Outcome::kPullOffsetMoved : Outcome::kPullNotFound;
+    case GetMessageStatus::kOffsetFoundNull:
+    case GetMessageStatus::kOffsetOverflowOne:
+      return Outcome::kPullNotFound;
+    case GetMessageStatus::kOffsetOverflowBadly:
+    case GetMessageStatus::kOffsetTooSmall:
+      return Outcome::kPullOffsetMoved;
+  }
+  return Outcome::kSystemError;
+}
+
+}  // namespace
+
+PullService::PullService(Options options, Clock& clock, MessageStore& store,
+                         TopicConfigManager& topics, SubscriptionGroupManager& groups,
+                         ConsumerOffsetManager& offsets, ConsumerManager& consumers,
+                         PullHoldService& holds)
+    : options_(options),
+      clock_(clock),
+      store_(store),
+      topics_(topics),
+      groups_(groups),
+      offsets_(offsets),
+      consumers_(consumers),
+      holds_(holds) {}
+
+Verdict PullService::CheckAndFindSubscription(const PullRequest& req,
+                                              std::string* expression) const {
+  if (req.sys_flag & kPullSubscription) {
+    if (req.expression_type != "TAG") {
+      return Verdict::Error(Outcome::kSystemError,
+                            "The broker does not support consumer to filter message by " +
+                                req.expression_type);
+    }
+    *expression = req.subscription.empty() ? "*" : req.subscription;
+    return Verdict::Ok();
+  }
+  auto group = consumers_.Find(req.consumer_group);
+  if (!group) {
+    return Verdict::Error(Outcome::kSubscriptionNotExist,
+                          "the consumer's group info not exist (no heartbeat of group " +
+                              req.consumer_group + " yet)");
+  }
+  auto sub = group->subscriptions.find(req.topic);
+  if (sub == group->subscriptions.end()) {
+    return Verdict::Error(Outcome::kSubscriptionNotExist,
+                          "the consumer's subscription not exist (group " + req.consumer_group +
+                              " does not subscribe topic " + req.topic + ")");
+  }
+  if (sub->second.sub_version < req.sub_version) {
+    return Verdict::Error(Outcome::kSubscriptionNotLatest,
+                          "the consumer's subscription not latest");
+  }
+  if (sub->second.expression_type != "TAG") {
+    return Verdict::Error(Outcome::kSystemError,
+                          "The broker does not support consumer to filter message by " +
+                              sub->second.expression_type);
+  }
+  *expression = sub->second.sub_string;
+  return Verdict::Ok();
+}
+
+std::optional<PullResult> PullService::Pull(const RequestContext& context,
+                                            const PullRequest& request, Callback later) {
+  const int64_t budget = (request.sys_flag & kPullSuspend) == 0 ? 0
+                         : options_.long_polling
+                             ? std::max<int64_t>(0, request.suspend_timeout_millis)
+                             : options_.short_polling_ms;
+  return PullOnce(context, request, true, MonotonicMillis(clock_) + budget, later);
+}
+
+std::optional<PullResult> PullService::PullOnce(const RequestContext& context,
+                                                const PullRequest& req, bool first_pass,
+                                                int64_t deadline_ms, const Callback& done) {
+  PullResult r;
+  SubscriptionGroupConfig group = groups_.FindOrCreate(req.consumer_group);
+  if (!group.consume_enable) {
+    r.verdict = Verdict::Error(Outcome::kNoPermission,
+                               "subscription group no permission, " + req.consumer_group);
+    return r;
+  }
+  auto topic = topics_.Find(req.topic);
+  if (!topic) {
+    r.verdict = Verdict::Error(Outcome::kTopicNotExist,
+                               "topic[" + req.topic + "] not exist, apply first please!");
+    return r;
+  }
+  if ((topic->perm & kPermRead) == 0) {
+    r.verdict = Verdict::Error(Outcome::kNoPermission,
+                               "the topic[" + req.topic + "] pulling message is forbidden");
+    return r;
+  }
+  if (req.queue_id < 0 || req.queue_id >= topic->read_queue_nums) {
+    r.verdict = Verdict::Error(
+        Outcome::kSystemError, "queueId[" + std::to_string(req.queue_id) + "] is illegal, topic:[" +
+                                   req.topic + "] topicConfig.readQueueNums:[" +
+                                   std::to_string(topic->read_queue_nums) + "]");
+    return r;
+  }
+  std::string expression;
+  if (Verdict v = CheckAndFindSubscription(req, &expression); !v.ok()) {
+    r.verdict = std::move(v);
+    return r;
+  }
+  TagFilter filter(expression);
+  GetMessageRequest get;
+  get.group = req.consumer_group;
+  get.topic = req.topic;
+  get.queue_id = req.queue_id;
+  get.offset = QueueOffset(req.queue_offset);
+  get.max_msg_nums = std::clamp(req.max_msg_nums, 1, 1024);
+  get.filter = filter.matches_all() ? nullptr : &filter;
+  GetMessageResult got = store_.GetMessage(get);
+
+  if (first_pass && (req.sys_flag & kPullCommitOffset)) {
+    offsets_.Commit(req.consumer_group, req.topic, req.queue_id, req.commit_offset);
+  }
+  r.verdict.outcome = OutcomeOf(got.status, req.queue_offset);
+  r.status_name = std::string(GetMessageStatusName(got.status));
+  r.next_begin_offset = got.next_begin_offset.value();
+  r.min_offset = got.min_offset.value();
+  r.max_offset = got.max_offset.value();
+  r.topic_sys_flag = topic->sys_flag;
+  if (r.verdict.ok()) r.messages = std::move(got.messages);
+
+  const bool nothing = r.verdict.outcome == Outcome::kPullNotFound ||
+                       (!first_pass && r.verdict.outcome == Outcome::kPullRetryImmediately);
+  if (nothing && (req.sys_flag & kPullSuspend) && MonotonicMillis(clock_) < deadline_ms) {
+    if (first_pass || r.verdict.outcome == Outcome::kPullNotFound ||
+        r.next_begin_offset > req.queue_offset) {
+      PullRequest next = req;
+      // Only messages its filter skips arrived: keep holding, from past them (Java checks
+      // the tag code before waking a held pull).
+      if (r.verdict.outcome == Outcome::kPullRetryImmediately) {
+        next.queue_offset = r.next_begin_offset;
+      }
+      Park(context, std::move(next), deadline_ms, done);
+      return std::nullopt;
+    }
+  }
+  return r;
+}
+
+void PullService::Park(const RequestContext& context, PullRequest request, int64_t deadline_ms,
+                       Callback done) {
+  const std::string topic = request.topic;
+  const int32_t queue_id = request.queue_id;
+  const int64_t offset = request.queue_offset;
+  PullHoldService::Held held;
+  held.channel = context.channel;
+  held.offset = offset;
+  held.deadline_ms = deadline_ms;
+  held.resume = [this, context, request = std::move(request), deadline_ms,
+                 done = std::move(done)](bool timed_out) {
+    // A timed-out pull answers what it finds now; a woken one may park again.
+    auto result = PullOnce(context, request, false, timed_out ? 0 : deadline_ms, done);
+    if (result) done(std::move(*result));
+  };
+  holds_.Hold(topic, queue_id, std::move(held));
+  // A message may have arrived between the read and the hold: re-check.
+  const int64_t max = store_.GetMaxOffsetInQueue(topic, queue_id).value();
+  if (max > offset) holds_.OnArrival(topic, queue_id, max);
+}
+
+}  // namespace rocketstore::broker

@@ -1,0 +1,103 @@
+// File: broker/service/pull_service.h
+//
+// PullService: a consumer's pull (RocketMQ's PullMessageProcessor without the wire).
+//
+//   1. The subscription group (auto-created, as autoCreateSubscriptionGroup does) must
+//      allow consuming; the topic must exist, be readable, and have the queue.
+//   2. The subscription: the request's own (sysFlag bit 2, a pull consumer) or the one
+//      the group's heartbeats registered (ConsumerManager: the group's table holds the
+//      highest subVersion; a pull carrying a newer one than the broker knows answers
+//      SUBSCRIPTION_NOT_LATEST until that heartbeat arrives).
+//   3. MessageStore::GetMessage with the tag filter; RocketMQ's status -> outcome table.
+//   4. The commit offset (sysFlag bit 0) is stored on the first pass.
+//   5. Nothing new and the suspend flag (bit 1): the pull parks in the PullHoldService for
+//      suspendTimeoutMillis (1 s when longPollingEnable is off) and is answered when a
+//      message arrives or the time is up.
+//
+// Ownership: everything passed to the constructor must outlive the service.
+// Thread-safety: Pull from any number of threads.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/clock.h"
+#include "broker/metadata.h"
+#include "broker/service/client_channel.h"
+#include "broker/service/consumer_manager.h"
+#include "broker/service/outcome.h"
+#include "broker/service/pull_hold_service.h"
+#include "store/message_store.h"
+
+namespace rocketstore::broker {
+
+// PULL_MESSAGE's sysFlag bits (PullSysFlag).
+inline constexpr int32_t kPullCommitOffset = 1;
+inline constexpr int32_t kPullSuspend = 2;
+inline constexpr int32_t kPullSubscription = 4;
+
+struct PullRequest {
+  std::string consumer_group;
+  std::string topic;
+  int32_t queue_id = 0;
+  int64_t queue_offset = 0;
+  int32_t max_msg_nums = 32;
+  int32_t sys_flag = 0;
+  int64_t commit_offset = 0;
+  int64_t suspend_timeout_millis = 0;
+  std::string subscription = "*";  // with kPullSubscription
+  int64_t sub_version = 0;
+  std::string expression_type = "TAG";
+};
+
+struct PullResult {
+  Verdict verdict;  // kOk = FOUND; kPull* for the other states
+  std::string status_name;  // the store's GetMessageStatus name (the remark Java sends)
+  int64_t next_begin_offset = 0;
+  int64_t min_offset = 0;
+  int64_t max_offset = 0;
+  int64_t suggest_which_broker_id = 0;
+  int32_t topic_sys_flag = 0;
+  int32_t group_sys_flag = 0;
+  std::vector<CommitLogBytes> messages;  // raw records, with kOk
+};
+
+class PullService {
+ public:
+  struct Options {
+    bool long_polling = true;
+    int64_t short_polling_ms = 1000;  // shortPollingTimeMills
+  };
+  using Callback = std::function<void(PullResult)>;
+
+  PullService(Options options, Clock& clock, MessageStore& store, TopicConfigManager& topics,
+              SubscriptionGroupManager& groups, ConsumerOffsetManager& offsets,
+              ConsumerManager& consumers, PullHoldService& holds);
+
+  // The result when answered at once; nullopt when the pull was held: then `later` runs
+  // exactly once with it, on the hold service's executor (never inside this call).
+  std::optional<PullResult> Pull(const RequestContext& context, const PullRequest& request,
+                                 Callback later);
+
+ private:
+  // One pass; nullopt when the pull was parked (it answers later).
+  std::optional<PullResult> PullOnce(const RequestContext& context, const PullRequest& request,
+                                     bool first_pass, int64_t deadline_ms,
+                                     const Callback& done);
+  Verdict CheckAndFindSubscription(const PullRequest& request, std::string* expression) const;
+  void Park(const RequestContext& context, PullRequest request, int64_t deadline_ms,
+            Callback done);
+
+  const Options options_;
+  Clock& clock_;
+  MessageStore& store_;
+  TopicConfigManager& topics_;
+  SubscriptionGroupManager& groups_;
+  ConsumerOffsetManager& offsets_;
+  ConsumerManager& consumers_;
+  PullHoldService& holds_;
+};
+
+}  // namespace rocketstore::broker

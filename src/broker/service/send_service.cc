@@ -1,0 +1,213 @@
+#include "broker/service/send_service.h"
+
+#include <atomic>
+#include <memory>
+#include <random>
+
+#include "base/coding.h"
+#include "broker/system_topics.h"
+#include "store/format/message_id.h"
+#include "store/format/properties.h"
+
+namespace rocketstore::broker {
+namespace {
+
+std::string RandomHex32() {
+  static thread_local std::mt19937_64 rng(std::random_device{}());
+  uint8_t bytes[16];
+  EncodeFixed64BE(bytes, rng());
+  EncodeFixed64BE(bytes + 8, rng());
+  return HexUpper(bytes, sizeof(bytes));
+}
+
+Verdict VerdictOf(const PutMessageResult& put) {
+  switch (put.status) {
+    case PutMessageStatus::kPutOk:
+      return Verdict::Ok();
+    case PutMessageStatus::kFlushDiskTimeout:
+      return Verdict::Error(Outcome::kFlushDiskTimeout, "");
+    case PutMessageStatus::kFlushSlaveTimeout:
+      return Verdict::Error(Outcome::kFlushSlaveTimeout, "");
+    case PutMessageStatus::kSlaveNotAvailable:
+      return Verdict::Error(Outcome::kSlaveNotAvailable, "");
+    case PutMessageStatus::kServiceNotAvailable:
+      return Verdict::Error(Outcome::kServiceNotAvailable, "store rejected the message: " + put.error);
+    case PutMessageStatus::kMessageIllegal:
+    case PutMessageStatus::kPropertiesSizeExceeded:
+      return Verdict::Error(Outcome::kMessageIllegal, "store rejected the message: " + put.error);
+    case PutMessageStatus::kOsPageCacheBusy:
+      return Verdict::Error(Outcome::kSystemBusy, "store rejected the message: " + put.error);
+    default:
+      return Verdict::Error(Outcome::kSystemError, "store rejected the message: " + put.error);
+  }
+}
+
+}  // namespace
+
+bool SendResult::stored() const {
+  switch (verdict.outcome) {
+    case Outcome::kOk:
+    case Outcome::kFlushDiskTimeout:
+    case Outcome::kFlushSlaveTimeout:
+    case Outcome::kSlaveNotAvailable:
+      return true;
+    default:
+      return false;
+  }
+}
+
+SendService::SendService(Options options, MessageStore& store, TopicConfigManager& topics,
+                         const PutPipeline& pipeline, std::function<void()> on_topic_created)
+    : options_(std::move(options)),
+      store_(store),
+      topics_(topics),
+      pipeline_(pipeline),
+      on_topic_created_(std::move(on_topic_created)) {}
+
+Verdict SendService::CheckTopic(std::string_view topic) {
+  if (!IsValidTopicName(topic)) {
+    return Verdict::Error(Outcome::kInvalidArgument,
+                          "the specified topic is invalid: " + std::string(topic) +
+                              " (1-127 characters of [A-Za-z0-9_%|-])");
+  }
+  if (IsNotAllowedSendTopic(topic)) {
+    return Verdict::Error(Outcome::kNoPermission,
+                          "Sending message to topic[" + std::string(topic) + "] is forbidden.");
+  }
+  return Verdict::Ok();
+}
+
+Verdict SendService::ResolveTopic(const SendRequest& request, Resolved* out) {
+  const std::string& topic = request.topic;
+  auto config = topics_.Find(topic);
+  if (!config) {
+    if (options_.auto_create_topic) {
+      config = topics_.CreateFromTemplate(topic, request.default_topic,
+                                          request.default_topic_queue_nums);
+    }
+    if (!config && topic.starts_with("%RETRY%")) config = topics_.EnsureSystemTopic(topic, 1);
+    if (!config) {
+      return Verdict::Error(Outcome::kTopicNotExist,
+                            "topic[" + topic + "] not exist, apply first please!");
+    }
+    if (on_topic_created_) on_topic_created_();
+  }
+  if ((config->perm & kPermWrite) == 0) {
+    return Verdict::Error(Outcome::kNoPermission,
+                          "the topic[" + topic + "] sending is forbidden");
+  }
+  int32_t queue_id = request.queue_id;
+  if (queue_id >= std::max(config->write_queue_nums, config->read_queue_nums)) {
+    return Verdict::Error(Outcome::kInvalidArgument,
+                          "request queueId[" + std::to_string(queue_id) + "] is illegal, topic " +
+                              topic + " has " + std::to_string(config->write_queue_nums) +
+                              " write queues");
+  }
+  if (queue_id < 0) {
+    static thread_local std::mt19937 rng(std::random_device{}());
+    queue_id =
+        static_cast<int32_t>(rng() % static_cast<uint32_t>(std::max(1, config->write_queue_nums)));
+  }
+  out->config = std::move(*config);
+  out->queue_id = queue_id;
+  return Verdict::Ok();
+}
+
+std::optional<SendResult> SendService::Send(const RequestContext& context,
+                                            const SendRequest& request, Callback later) {
+  auto refuse = [](Verdict v) {
+    SendResult r;
+    r.verdict = std::move(v);
+    return r;
+  };
+  if (Verdict v = CheckTopic(request.topic); !v.ok()) return refuse(std::move(v));
+  if (request.messages.empty() || (!request.batch && request.messages.size() != 1)) {
+    return refuse(Verdict::Error(Outcome::kMessageIllegal,
+                                 request.batch ? "empty batch" : "a send carries one message"));
+  }
+  Resolved resolved;
+  if (Verdict v = ResolveTopic(request, &resolved); !v.ok()) return refuse(std::move(v));
+
+  int32_t sys_flag = request.sys_flag;
+  if (resolved.config.filter_type == "MULTI_TAG") sys_flag |= 0x2;
+  bool wait = true;
+  std::string uniq;
+  std::vector<DraftMessage> drafts(request.messages.size());
+  for (size_t i = 0; i < request.messages.size(); ++i) {
+    const SendEntry& e = request.messages[i];
+    DraftMessage& d = drafts[i];
+    d.ViewTopic(request.topic);
+    d.queue_id = resolved.queue_id;
+    d.flag = e.flag;
+    d.sys_flag = sys_flag;
+    d.born_timestamp = request.born_timestamp;
+    d.born_host = context.born_host;
+    d.reconsume_times = request.reconsume_times;
+    d.ViewBody(e.body);
+    if (request.batch) {
+      d.ViewProperties(e.properties);  // the producer set UNIQ_KEY per entry
+      continue;
+    }
+    wait = format::FindProperty(e.properties, "WAIT").value_or("true") != "false";
+    format::PropertiesBuilder b = format::PropertiesBuilder::FromString(e.properties);
+    b.Remove("WAIT");
+    b.Put("CLUSTER", options_.cluster_name);
+    if (auto u = b.Get("UNIQ_KEY")) {
+      uniq = std::string(*u);
+    } else {
+      uniq = RandomHex32();
+      b.Put("UNIQ_KEY", uniq);
+    }
+    d.SetProperties(b.Build());
+  }
+  PutContext put_context{&context, request.producer_group, request.batch};
+  if (Verdict v = pipeline_.Run(put_context, drafts); !v.ok()) return refuse(std::move(v));
+
+  std::vector<format::MessageToStore> msgs;
+  msgs.reserve(drafts.size());
+  for (const DraftMessage& d : drafts) msgs.push_back(d.ToStore(options_.store_host));
+  std::vector<int64_t> sizes;
+  if (request.batch) {
+    for (const auto& m : msgs) sizes.push_back(static_cast<int64_t>(format::EncodedRecordSize(m)));
+  }
+  const int32_t queue_id = msgs.front().queue_id;  // a hook may have moved it
+  const bool batch = request.batch;
+  if (!store_.PutWaitsForFlush(wait)) {
+    PutMessageResult put = batch ? store_.PutMessages(msgs, wait) : store_.PutMessage(msgs[0], wait);
+    return BuildResult(put, queue_id, batch, uniq, sizes);
+  }
+  auto finish = [this, done = std::move(later), queue_id, batch, uniq = std::move(uniq),
+                 sizes = std::move(sizes)](PutMessageResult put) {
+    done(BuildResult(put, queue_id, batch, uniq, sizes));
+  };
+  if (batch) {
+    store_.PutMessagesAsync(msgs, wait, std::move(finish));
+  } else {
+    store_.PutMessageAsync(msgs[0], wait, std::move(finish));
+  }
+  return std::nullopt;
+}
+
+SendResult SendService::BuildResult(const PutMessageResult& put, int32_t queue_id, bool batch,
+                                    const std::string& uniq,
+                                    const std::vector<int64_t>& sizes) const {
+  SendResult r;
+  r.verdict = VerdictOf(put);
+  if (!r.stored()) return r;
+  r.queue_id = queue_id;
+  r.queue_offset = put.first.queue_offset.value();
+  if (batch) {
+    int64_t off = put.first.offset.value();
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      if (i) r.msg_id.push_back(',');
+      r.msg_id += format::EncodeOffsetMsgId(options_.store_host, off);
+      off += sizes[i];
+    }
+  } else {
+    r.msg_id = format::EncodeOffsetMsgId(options_.store_host, put.first.offset.value());
+    r.transaction_id = uniq;
+  }
+  return r;
+}
+
+}  // namespace rocketstore::broker

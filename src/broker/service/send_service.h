@@ -1,0 +1,108 @@
+// File: broker/service/send_service.h
+//
+// SendService: a producer's send, from a typed request to a stored message and a result
+// (RocketMQ's SendMessageProcessor without the wire).
+//
+//   1. CheckTopic: the topic name is valid and not a system topic clients may not write.
+//   2. ResolveTopic: the topic's config; an unknown topic is auto-created from the
+//      request's default topic (TBW102) when autoCreateTopicEnable, and a %RETRY% topic
+//      always; then the write permission and the queue id (a negative id picks one).
+//   3. The drafts (one per message; a batch's entries come decoded) get the broker's
+//      properties (CLUSTER, UNIQ_KEY when missing, WAIT removed) and run through the put
+//      pipeline (broker/hooks/put_pipeline.h), which may refuse or rewrite them.
+//   4. MessageStore::Put*(Async). Under SYNC_FLUSH with WAIT the result comes from the
+//      thread that finished the group commit covering the message: `later` runs there.
+//
+// Ownership: the store, the topic manager and the pipeline must outlive the service.
+// `request.messages[i].body/properties` are views that must stay valid until Send
+// returns (the store copies the bytes into the commit log before that).
+// Thread-safety: Send from any number of threads.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "broker/hooks/put_pipeline.h"
+#include "broker/metadata.h"
+#include "broker/service/client_channel.h"
+#include "broker/service/outcome.h"
+#include "store/message_store.h"
+
+namespace rocketstore::broker {
+
+// One message of a send: the single message of SEND_MESSAGE(_V2), or one entry of a
+// SEND_BATCH_MESSAGE body.
+struct SendEntry {
+  int32_t flag = 0;
+  std::string_view body;
+  std::string_view properties;
+};
+
+struct SendRequest {
+  std::string producer_group;
+  std::string topic;
+  std::string default_topic = "TBW102";
+  int32_t default_topic_queue_nums = 4;
+  int32_t queue_id = -1;  // < 0: the broker picks one
+  int32_t sys_flag = 0;
+  int64_t born_timestamp = 0;
+  int32_t reconsume_times = 0;
+  bool unit_mode = false;
+  bool batch = false;
+  std::optional<int32_t> max_reconsume_times;
+  std::vector<SendEntry> messages;  // exactly one unless batch
+};
+
+struct SendResult {
+  Verdict verdict;  // kOk, or kFlushDiskTimeout & co (stored), or an error (not stored)
+  std::string msg_id;  // offset msg ids, comma-separated for a batch
+  int32_t queue_id = 0;
+  int64_t queue_offset = 0;
+  std::string transaction_id;  // the UNIQ_KEY of a single message
+  bool stored() const;
+};
+
+class SendService {
+ public:
+  struct Options {
+    std::string cluster_name = "DefaultCluster";
+    bool auto_create_topic = true;
+    format::HostAddress store_host;
+  };
+  using Callback = std::function<void(SendResult)>;
+
+  // `on_topic_created` runs after a send created a topic (the broker re-registers).
+  SendService(Options options, MessageStore& store, TopicConfigManager& topics,
+              const PutPipeline& pipeline, std::function<void()> on_topic_created);
+
+  // The result, when known at once (refusals, ASYNC_FLUSH, WAIT=false); otherwise
+  // nullopt, and `later` runs exactly once with it — on the thread that finished the group
+  // commit, or on this thread before Send returns.
+  std::optional<SendResult> Send(const RequestContext& context, const SendRequest& request,
+                                 Callback later);
+
+  // The store host stamped into records and msg ids (known once the server listens).
+  void set_store_host(const format::HostAddress& host) { options_.store_host = host; }
+
+  static Verdict CheckTopic(std::string_view topic);
+
+ private:
+  struct Resolved {
+    TopicConfig config;
+    int32_t queue_id = 0;
+  };
+  Verdict ResolveTopic(const SendRequest& request, Resolved* out);
+  SendResult BuildResult(const PutMessageResult& put, int32_t queue_id, bool batch,
+                         const std::string& uniq, const std::vector<int64_t>& sizes) const;
+
+  Options options_;
+  MessageStore& store_;
+  TopicConfigManager& topics_;
+  const PutPipeline& pipeline_;
+  const std::function<void()> on_topic_created_;
+};
+
+}  // namespace rocketstore::broker

@@ -1,0 +1,31 @@
+// File: broker/service/topic_service.h
+//
+// TopicService: topic metadata changes made by clients and admin tools
+// (UPDATE_AND_CREATE_TOPIC). A change is kept by the TopicConfigManager and written to
+// topics.json by the config persister (off the io threads); the broker re-registers with
+// the name servers so that routes show it.
+//
+// Thread-safety: any thread.
+#pragma once
+
+#include <functional>
+
+#include "broker/metadata.h"
+#include "broker/service/outcome.h"
+
+namespace rocketstore::broker {
+
+class TopicService {
+ public:
+  static constexpr int32_t kMaxQueueNums = 1024;
+  TopicService(TopicConfigManager& topics, std::function<void()> on_topic_changed)
+      : topics_(topics), on_topic_changed_(std::move(on_topic_changed)) {}
+
+  Verdict CreateOrUpdate(const TopicConfig& config);
+
+ private:
+  TopicConfigManager& topics_;
+  const std::function<void()> on_topic_changed_;
+};
+
+}  // namespace rocketstore::broker
