@@ -1,0 +1,185 @@
+#include "protocol/headers/send_headers.h"
+
+#include "protocol/internal/header_fields.h"
+#include "protocol/request_code.h"
+
+namespace rocketstore::protocol {
+
+using internal::FieldReader;
+using internal::PutOptional;
+
+namespace {
+
+// Wire names of SendMessageRequestHeader's fields: [0] long (V1), [1] short (V2).
+struct SendNames {
+  const char* producer_group[2] = {"producerGroup", "a"};
+  const char* topic[2] = {"topic", "b"};
+  const char* default_topic[2] = {"defaultTopic", "c"};
+  const char* default_topic_queue_nums[2] = {"defaultTopicQueueNums", "d"};
+  const char* queue_id[2] = {"queueId", "e"};
+  const char* sys_flag[2] = {"sysFlag", "f"};
+  const char* born_timestamp[2] = {"bornTimestamp", "g"};
+  const char* flag[2] = {"flag", "h"};
+  const char* properties[2] = {"properties", "i"};
+  const char* reconsume_times[2] = {"reconsumeTimes", "j"};
+  const char* unit_mode[2] = {"unitMode", "k"};
+  const char* max_reconsume_times[2] = {"maxReconsumeTimes", "l"};
+  const char* batch[2] = {"batch", "m"};
+  const char* broker_name[2] = {"bname", "n"};
+};
+constexpr SendNames kSend;
+
+constexpr int32_t kSendReplyMessageV2 = 325;
+
+}  // namespace
+
+bool SendMessageRequestHeader::UsesShortNames(int32_t code) {
+  return code == ToInt(RequestCode::kSendMessageV2) ||
+         code == ToInt(RequestCode::kSendBatchMessage) || code == kSendReplyMessageV2;
+}
+
+Result<SendMessageRequestHeader> SendMessageRequestHeader::Decode(const RemotingCommand& cmd) {
+  const int v = UsesShortNames(cmd.code) ? 1 : 0;
+  SendMessageRequestHeader h;
+  FieldReader r(cmd);
+  r.Required(kSend.producer_group[v], &h.producer_group);
+  r.Required(kSend.topic[v], &h.topic);
+  r.Required(kSend.default_topic[v], &h.default_topic);
+  r.Required(kSend.default_topic_queue_nums[v], &h.default_topic_queue_nums);
+  r.Required(kSend.queue_id[v], &h.queue_id);
+  r.Required(kSend.sys_flag[v], &h.sys_flag);
+  r.Required(kSend.born_timestamp[v], &h.born_timestamp);
+  r.Required(kSend.flag[v], &h.flag);
+  r.Optional(kSend.properties[v], &h.properties);
+  r.Optional(kSend.reconsume_times[v], &h.reconsume_times);
+  r.OrKeep(kSend.unit_mode[v], &h.unit_mode);
+  r.Optional(kSend.max_reconsume_times[v], &h.max_reconsume_times);
+  r.OrKeep(kSend.batch[v], &h.batch);
+  r.Optional(kSend.broker_name[v], &h.broker_name);
+  if (!r.status().ok()) return r.status();
+  return h;
+}
+
+void SendMessageRequestHeader::EncodeTo(RemotingCommand& cmd, bool v2) const {
+  const int v = v2 ? 1 : 0;
+  cmd.SetField(kSend.producer_group[v], producer_group);
+  cmd.SetField(kSend.topic[v], topic);
+  cmd.SetField(kSend.default_topic[v], default_topic);
+  cmd.SetIntField(kSend.default_topic_queue_nums[v], default_topic_queue_nums);
+  cmd.SetIntField(kSend.queue_id[v], queue_id);
+  cmd.SetIntField(kSend.sys_flag[v], sys_flag);
+  cmd.SetIntField(kSend.born_timestamp[v], born_timestamp);
+  cmd.SetIntField(kSend.flag[v], flag);
+  PutOptional(cmd, kSend.properties[v], properties);
+  PutOptional(cmd, kSend.reconsume_times[v], reconsume_times);
+  cmd.SetBoolField(kSend.unit_mode[v], unit_mode);
+  PutOptional(cmd, kSend.max_reconsume_times[v], max_reconsume_times);
+  cmd.SetBoolField(kSend.batch[v], batch);
+  PutOptional(cmd, kSend.broker_name[v], broker_name);
+}
+
+Result<SendMessageResponseHeader> SendMessageResponseHeader::Decode(const RemotingCommand& cmd) {
+  SendMessageResponseHeader h;
+  FieldReader r(cmd);
+  r.Required("msgId", &h.msg_id);
+  r.Required("queueId", &h.queue_id);
+  r.Required("queueOffset", &h.queue_offset);
+  r.Optional("transactionId", &h.transaction_id);
+  r.Optional("MSG_REGION", &h.msg_region);
+  r.Optional("TRACE_ON", &h.trace_on);
+  if (!r.status().ok()) return r.status();
+  return h;
+}
+
+void SendMessageResponseHeader::EncodeTo(RemotingCommand& cmd) const {
+  PutOptional(cmd, "transactionId", transaction_id);
+  cmd.SetField("msgId", msg_id);
+  cmd.SetIntField("queueId", queue_id);
+  cmd.SetIntField("queueOffset", queue_offset);
+  PutOptional(cmd, "MSG_REGION", msg_region);
+  PutOptional(cmd, "TRACE_ON", trace_on);
+}
+
+Result<ConsumerSendMsgBackRequestHeader> ConsumerSendMsgBackRequestHeader::Decode(
+    const RemotingCommand& cmd) {
+  ConsumerSendMsgBackRequestHeader h;
+  FieldReader r(cmd);
+  r.Required("offset", &h.offset);
+  r.Required("group", &h.group);
+  r.Required("delayLevel", &h.delay_level);
+  r.Optional("originMsgId", &h.origin_msg_id);
+  r.Optional("originTopic", &h.origin_topic);
+  r.OrKeep("unitMode", &h.unit_mode);
+  r.Optional("maxReconsumeTimes", &h.max_reconsume_times);
+  r.Optional("bname", &h.broker_name);
+  if (!r.status().ok()) return r.status();
+  return h;
+}
+
+void ConsumerSendMsgBackRequestHeader::EncodeTo(RemotingCommand& cmd) const {
+  cmd.SetIntField("offset", offset);
+  cmd.SetField("group", group);
+  cmd.SetIntField("delayLevel", delay_level);
+  PutOptional(cmd, "originMsgId", origin_msg_id);
+  PutOptional(cmd, "originTopic", origin_topic);
+  cmd.SetBoolField("unitMode", unit_mode);
+  PutOptional(cmd, "maxReconsumeTimes", max_reconsume_times);
+  PutOptional(cmd, "bname", broker_name);
+}
+
+Result<EndTransactionRequestHeader> EndTransactionRequestHeader::Decode(
+    const RemotingCommand& cmd) {
+  EndTransactionRequestHeader h;
+  FieldReader r(cmd);
+  r.Required("producerGroup", &h.producer_group);
+  r.Required("tranStateTableOffset", &h.tran_state_table_offset);
+  r.Required("commitLogOffset", &h.commit_log_offset);
+  r.Required("commitOrRollback", &h.commit_or_rollback);
+  r.OrKeep("fromTransactionCheck", &h.from_transaction_check);
+  r.Required("msgId", &h.msg_id);
+  r.Optional("transactionId", &h.transaction_id);
+  r.Optional("bname", &h.broker_name);
+  if (!r.status().ok()) return r.status();
+  if (h.commit_or_rollback != kTransactionNotType &&
+      h.commit_or_rollback != kTransactionCommitType &&
+      h.commit_or_rollback != kTransactionRollbackType) {
+    return InvalidArgument("commitOrRollback field wrong");
+  }
+  return h;
+}
+
+void EndTransactionRequestHeader::EncodeTo(RemotingCommand& cmd) const {
+  cmd.SetField("producerGroup", producer_group);
+  cmd.SetIntField("tranStateTableOffset", tran_state_table_offset);
+  cmd.SetIntField("commitLogOffset", commit_log_offset);
+  cmd.SetIntField("commitOrRollback", commit_or_rollback);
+  cmd.SetBoolField("fromTransactionCheck", from_transaction_check);
+  cmd.SetField("msgId", msg_id);
+  PutOptional(cmd, "transactionId", transaction_id);
+  PutOptional(cmd, "bname", broker_name);
+}
+
+Result<CheckTransactionStateRequestHeader> CheckTransactionStateRequestHeader::Decode(
+    const RemotingCommand& cmd) {
+  CheckTransactionStateRequestHeader h;
+  FieldReader r(cmd);
+  r.Required("tranStateTableOffset", &h.tran_state_table_offset);
+  r.Required("commitLogOffset", &h.commit_log_offset);
+  r.Optional("msgId", &h.msg_id);
+  r.Optional("transactionId", &h.transaction_id);
+  r.Optional("offsetMsgId", &h.offset_msg_id);
+  r.Optional("bname", &h.broker_name);
+  if (!r.status().ok()) return r.status();
+  return h;
+}
+
+void CheckTransactionStateRequestHeader::EncodeTo(RemotingCommand& cmd) const {
+  cmd.SetIntField("tranStateTableOffset", tran_state_table_offset);
+  cmd.SetIntField("commitLogOffset", commit_log_offset);
+  PutOptional(cmd, "msgId", msg_id);
+  PutOptional(cmd, "transactionId", transaction_id);
+  PutOptional(cmd, "offsetMsgId", offset_msg_id);
+  PutOptional(cmd, "bname", broker_name);
+}
+
+}  // namespace rocketstore::protocol

@@ -1,0 +1,166 @@
+#include "protocol/internal/json_tree.h"
+
+#include <rapidjson/error/en.h>
+#include <rapidjson/reader.h>
+
+#include <charconv>
+
+#include "protocol/internal/header_codec.h"
+
+namespace rocketstore::protocol::internal {
+
+namespace {
+
+class TreeBuilder : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, TreeBuilder> {
+ public:
+  TreeBuilder(JsonNode* root, size_t max_depth) : root_(root), max_depth_(max_depth) {}
+
+  bool Null() { return Add(JsonNode::Kind::kNull) != nullptr; }
+  bool Bool(bool b) {
+    JsonNode* n = Add(JsonNode::Kind::kBool);
+    if (n != nullptr) n->boolean = b;
+    return n != nullptr;
+  }
+  bool RawNumber(const char* s, rapidjson::SizeType len, bool) {
+    return AddText(JsonNode::Kind::kNumber, s, len);
+  }
+  bool String(const char* s, rapidjson::SizeType len, bool) {
+    return AddText(JsonNode::Kind::kString, s, len);
+  }
+  bool Key(const char* s, rapidjson::SizeType len, bool) {
+    key_ = std::string_view(s, len);
+    return true;
+  }
+  bool StartObject() { return Open(JsonNode::Kind::kObject); }
+  bool StartArray() { return Open(JsonNode::Kind::kArray); }
+  bool EndObject(rapidjson::SizeType) { return Close(); }
+  bool EndArray(rapidjson::SizeType) { return Close(); }
+
+  bool too_deep() const { return too_deep_; }
+
+ private:
+  JsonNode* Add(JsonNode::Kind kind) {
+    JsonNode* n;
+    if (open_.empty()) {
+      n = root_;
+    } else {
+      JsonNode* parent = open_.back();
+      parent->children.emplace_back();
+      n = &parent->children.back();
+      if (parent->is_object()) n->key = key_;
+    }
+    n->kind = kind;
+    return n;
+  }
+  bool AddText(JsonNode::Kind kind, const char* s, rapidjson::SizeType len) {
+    JsonNode* n = Add(kind);
+    n->text = std::string_view(s, len);
+    return true;
+  }
+  bool Open(JsonNode::Kind kind) {
+    if (open_.size() >= max_depth_) {
+      too_deep_ = true;
+      return false;
+    }
+    // Only the open path is held by pointer; siblings added later go into the innermost
+    // open node's vector, never into a vector holding an open node.
+    open_.push_back(Add(kind));
+    return true;
+  }
+  bool Close() {
+    open_.pop_back();
+    return true;
+  }
+
+  JsonNode* root_;
+  size_t max_depth_;
+  std::vector<JsonNode*> open_;
+  std::string_view key_;
+  bool too_deep_ = false;
+};
+
+}  // namespace
+
+const JsonNode* JsonNode::Find(std::string_view name) const {
+  if (!is_object()) return nullptr;
+  for (const JsonNode& c : children) {
+    if (c.key == name) return &c;
+  }
+  return nullptr;
+}
+
+Result<JsonTree> JsonTree::Parse(std::string_view text, std::string_view what, size_t max_depth) {
+  JsonTree tree;
+  tree.buffer_.reserve(text.size() + 1);
+  tree.buffer_.assign(text.begin(), text.end());
+  tree.buffer_.push_back('\0');
+  TreeBuilder builder(&tree.root_, max_depth);
+  rapidjson::InsituStringStream stream(tree.buffer_.data());
+  constexpr unsigned kFlags = rapidjson::kParseInsituFlag | rapidjson::kParseValidateEncodingFlag |
+                              rapidjson::kParseNumbersAsStringsFlag;
+  rapidjson::Reader reader;
+  const rapidjson::ParseResult r = reader.Parse<kFlags>(stream, builder);
+  if (builder.too_deep()) {
+    return InvalidArgument(std::string(what) + ": nested deeper than " + std::to_string(max_depth));
+  }
+  if (r.IsError()) {
+    return InvalidArgument(std::string(what) + ": not valid JSON at byte " +
+                           std::to_string(r.Offset()) + ": " +
+                           rapidjson::GetParseError_En(r.Code()));
+  }
+  // A NUL byte ends the in-situ text early; whatever follows it is not JSON.
+  if (stream.Tell() != text.size()) {
+    return InvalidArgument(std::string(what) + ": not valid JSON at byte " +
+                           std::to_string(stream.Tell()) + ": NUL byte in the text");
+  }
+  return tree;
+}
+
+void JsonWriter::BeforeValue() {
+  if (after_key_) {
+    after_key_ = false;
+    return;
+  }
+  if (!has_items_.empty()) {
+    if (has_items_.back()) out_->push_back(',');
+    has_items_.back() = true;
+  }
+}
+
+void JsonWriter::Open(char c) {
+  BeforeValue();
+  out_->push_back(static_cast<uint8_t>(c));
+  has_items_.push_back(false);
+}
+
+void JsonWriter::Close(char c) {
+  out_->push_back(static_cast<uint8_t>(c));
+  has_items_.pop_back();
+}
+
+void JsonWriter::Key(std::string_view name) {
+  BeforeValue();
+  AppendJsonString(name, out_);
+  out_->push_back(':');
+  after_key_ = true;
+}
+
+void JsonWriter::String(std::string_view value) {
+  BeforeValue();
+  AppendJsonString(value, out_);
+}
+
+void JsonWriter::Int(int64_t value) {
+  BeforeValue();
+  char digits[24];
+  const auto r = std::to_chars(digits, digits + sizeof(digits), value);
+  out_->insert(out_->end(), digits, r.ptr);
+}
+
+void JsonWriter::Bool(bool value) {
+  BeforeValue();
+  const std::string_view text = value ? "true" : "false";
+  out_->insert(out_->end(), text.begin(), text.end());
+}
+
+}  // namespace rocketstore::protocol::internal
