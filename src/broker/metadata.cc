@@ -13,7 +13,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "namesrv/route_table.h"
+#include "protocol/json_util.h"
 
 namespace rocketstore::broker {
 
@@ -52,14 +52,14 @@ std::string DirOf(const std::string& path) {
 // operators make ambiguous (clang rejects it); const iterators compare exactly.
 Result<rapidjson::Document> LoadJson(const std::string& path) {
   RS_ASSIGN_OR_RETURN(std::string text, ReadFileOrBackup(path));
-  std::string fixed = namesrv::QuoteBareIntegerKeys(text);
+  std::string fixed = protocol::QuoteBareIntegerKeys(text);
   rapidjson::Document doc;
   doc.Parse(fixed.data(), fixed.size());
   if (doc.HasParseError() || !doc.IsObject()) {
     // Try the backup explicitly.
     auto bak = ReadFileOrBackup(path + ".bak");
     if (bak.ok()) {
-      fixed = namesrv::QuoteBareIntegerKeys(*bak);
+      fixed = protocol::QuoteBareIntegerKeys(*bak);
       doc.Parse(fixed.data(), fixed.size());
     }
     if (doc.HasParseError() || !doc.IsObject()) return Corruption(path + " is not valid JSON");
