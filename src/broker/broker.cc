@@ -39,14 +39,24 @@ Status Broker::Start() {
   if (!store.ok()) return store.status();
   store_ = std::move(store).value();
   const std::string cfg = options_.store.root_dir + "/config/";
-  topics_ = std::make_unique<TopicConfigManager>(cfg + "topics.json");
-  offsets_ = std::make_unique<ConsumerOffsetManager>(cfg + "consumerOffset.json");
-  groups_cfg_ = std::make_unique<SubscriptionGroupManager>(cfg + "subscriptionGroup.json");
+  FileSystem& fs = PosixFileSystem::Default();
+  topics_ = std::make_unique<TopicConfigManager>(fs, Clock::Real(), cfg + "topics.json");
+  offsets_ =
+      std::make_unique<ConsumerOffsetManager>(fs, Clock::Real(), cfg + "consumerOffset.json");
+  groups_cfg_ =
+      std::make_unique<SubscriptionGroupManager>(fs, Clock::Real(), cfg + "subscriptionGroup.json");
   for (Status s : {topics_->Load(), offsets_->Load(), groups_cfg_->Load()}) {
     if (!s.ok()) {
       (void)store_->Close();
       store_.reset();
       return s;
+    }
+  }
+  for (ConfigManager* m :
+       std::initializer_list<ConfigManager*>{topics_.get(), offsets_.get(), groups_cfg_.get()}) {
+    ConfigLoadReport r = m->load_report();
+    if (r.source == ConfigLoadReport::Source::kBackup) {
+      std::fprintf(stderr, "broker: %s\n", r.ToString().c_str());
     }
   }
   if (options_.auto_create_topic && !topics_->Find(kAutoCreateTemplateTopic)) {
@@ -112,7 +122,11 @@ Status Broker::Stop() {
     std::lock_guard lock(held_mu_);
     held_.clear();
   }
+  // Mutations only mark the managers dirty (broker/config/config_manager.h): write them.
   Status s = offsets_->Persist();
+  for (ConfigManager* m : std::initializer_list<ConfigManager*>{topics_.get(), groups_cfg_.get()}) {
+    if (Status p = m->Persist(); s.ok() && !p.ok()) s = p;
+  }
   Status c = store_->Close();
   return c.ok() ? s : c;
 }
@@ -528,6 +542,13 @@ void Broker::Housekeeping() {
         std::fprintf(stderr, "broker: registration failed: %s\n", s.message().c_str());
       }
       next_register = now + options_.register_interval_ms;
+    }
+    // Topics and groups at every round (their mutations do no I/O), offsets on the interval.
+    for (ConfigManager* m :
+         std::initializer_list<ConfigManager*>{topics_.get(), groups_cfg_.get()}) {
+      if (Status s = m->Persist(); !s.ok()) {
+        std::fprintf(stderr, "broker: %s\n", s.ToString().c_str());
+      }
     }
     if (now >= next_persist) {
       if (Status s = offsets_->Persist(); !s.ok()) {
