@@ -34,10 +34,24 @@ function(rs_test)
   if(NOT RS_TIMEOUT)
     set(RS_TIMEOUT 300)
   endif()
+  # gtest_discover_tests flattens a list-valued property (LABELS unit threads would read
+  # as LABELS=unit, threads=TIMEOUT, ...): it gets the first label only, and a script
+  # CTest includes after the discovery script (which defines ${RS_NAME}_TESTS) sets the
+  # whole list on every discovered test.
+  list(GET RS_LABELS 0 first_label)
   gtest_discover_tests(${RS_NAME}
     DISCOVERY_MODE PRE_TEST
-    PROPERTIES LABELS "${RS_LABELS}" TIMEOUT ${RS_TIMEOUT}
+    PROPERTIES LABELS "${first_label}" TIMEOUT ${RS_TIMEOUT}
     WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+  list(LENGTH RS_LABELS label_count)
+  if(label_count GREATER 1)
+    set(labels_script "${CMAKE_CURRENT_BINARY_DIR}/${RS_NAME}_labels.cmake")
+    file(WRITE "${labels_script}"
+      "foreach(t IN LISTS ${RS_NAME}_TESTS)\n"
+      "  set_tests_properties(\"\${t}\" PROPERTIES LABELS \"${RS_LABELS}\")\n"
+      "endforeach()\n")
+    set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${labels_script}")
+  endif()
 endfunction()
 
 function(rs_bench)

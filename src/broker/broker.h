@@ -53,6 +53,8 @@ class Broker {
   Status Stop();
   uint16_t port() const { return server_ ? server_->port() : 0; }
   const std::string& address() const { return address_; }
+  // The config persister's last write error (OK when every file's latest write worked).
+  Status config_error() const { return persister_ ? persister_->last_error() : Status::OK(); }
   // Registers with all name servers now (blocking); OK if at least one accepted.
   Status RegisterAll() { return registrar_ ? registrar_->RegisterAll() : Status::OK(); }
 
@@ -66,7 +68,6 @@ class Broker {
   Status OpenStoreAndConfig();
   void BuildServices();
   void StartRunners();
-  Status PersistConfig();
   void Post(std::function<void()> fn);
 
   BrokerOptions options_;
@@ -91,7 +92,7 @@ class Broker {
   std::unique_ptr<net::RemotingServer> server_;
   std::unique_ptr<NamesrvRegistrar> registrar_;
   std::unique_ptr<ServiceRunner> registrar_runner_;
-  std::unique_ptr<ServiceRunner> persist_runner_;
+  std::unique_ptr<ConfigPersister> persister_;
   std::unique_ptr<ServiceRunner> client_runner_;
   std::unique_ptr<ServiceRunner> hold_runner_;
   bool started_ = false;

@@ -87,8 +87,4 @@ class RouteTable {
 // reg.data_version. Accepts fastjson's unquoted integer keys.
 Status ParseRegisterBody(std::string_view body, BrokerRegistration& reg);
 
-// Rewrites fastjson's unquoted integer object keys ({0:"a"}) as quoted ones so a strict
-// JSON parser accepts the text. Strings are left untouched.
-std::string QuoteBareIntegerKeys(std::string_view json);
-
 }  // namespace rocketstore::namesrv

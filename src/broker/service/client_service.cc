@@ -31,7 +31,7 @@ Verdict ClientService::Heartbeat(const RequestContext& context, const HeartbeatR
       topics_.EnsureSystemTopic(retry, std::max(1, gc.retry_queue_nums));
       if (on_topic_created_) on_topic_created_();
     }
-    consumers_.Register(data, info, /*notify=*/true);
+    consumers_.Register(data, info, gc.notify_consumer_ids_changed_enable);
   }
   for (const std::string& group : request.producer_groups) {
     if (!group.empty()) producers_.Register(group, info);
@@ -45,7 +45,9 @@ Verdict ClientService::Unregister(const RequestContext& context, const std::stri
   const uint64_t channel_id = context.channel ? context.channel->id() : 0;
   if (!producer_group.empty()) producers_.Unregister(producer_group, client_id, channel_id);
   if (!consumer_group.empty()) {
-    consumers_.Unregister(consumer_group, client_id, channel_id, /*notify=*/true);
+    auto gc = groups_.Find(consumer_group);
+    consumers_.Unregister(consumer_group, client_id, channel_id,
+                          !gc || gc->notify_consumer_ids_changed_enable);
   }
   return Verdict::Ok();
 }

@@ -46,6 +46,7 @@ PullService::PullService(Options options, Clock& clock, MessageStore& store,
       holds_(holds) {}
 
 Verdict PullService::CheckAndFindSubscription(const PullRequest& req,
+                                              const SubscriptionGroupConfig& group_config,
                                               std::string* expression) const {
   if (req.sys_flag & kPullSubscription) {
     if (req.expression_type != "TAG") {
@@ -61,6 +62,10 @@ Verdict PullService::CheckAndFindSubscription(const PullRequest& req,
     return Verdict::Error(Outcome::kSubscriptionNotExist,
                           "the consumer's group info not exist (no heartbeat of group " +
                               req.consumer_group + " yet)");
+  }
+  if (!group_config.consume_broadcast_enable && group->message_model == "BROADCASTING") {
+    return Verdict::Error(Outcome::kNoPermission, "the consumer group[" + req.consumer_group +
+                                                      "] can not consume by broadcast way");
   }
   auto sub = group->subscriptions.find(req.topic);
   if (sub == group->subscriptions.end()) {
@@ -119,7 +124,7 @@ std::optional<PullResult> PullService::PullOnce(const RequestContext& context,
     return r;
   }
   std::string expression;
-  if (Verdict v = CheckAndFindSubscription(req, &expression); !v.ok()) {
+  if (Verdict v = CheckAndFindSubscription(req, group, &expression); !v.ok()) {
     r.verdict = std::move(v);
     return r;
   }

@@ -86,7 +86,9 @@ class PullService {
   std::optional<PullResult> PullOnce(const RequestContext& context, const PullRequest& request,
                                      bool first_pass, int64_t deadline_ms,
                                      const Callback& done);
-  Verdict CheckAndFindSubscription(const PullRequest& request, std::string* expression) const;
+  Verdict CheckAndFindSubscription(const PullRequest& request,
+                                   const SubscriptionGroupConfig& group_config,
+                                   std::string* expression) const;
   void Park(const RequestContext& context, PullRequest request, int64_t deadline_ms,
             Callback done);
 

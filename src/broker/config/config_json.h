@@ -1,0 +1,62 @@
+// File: broker/config/config_json.h  (internal to the config managers' .cc files)
+//
+// Reading and writing the JSON of RocketMQ's config files with RapidJSON, keeping what
+// rocketstore does not model: every member a decoder does not know is kept as its JSON
+// text and written back unchanged, so a file written by a Java broker (4.9.8 or 5.x)
+// loses no field when rocketstore rewrites it.
+//
+// Thread-safety: pure functions; a JsonObjectText is used by one thread.
+#pragma once
+
+#include <rapidjson/document.h>
+
+#include <cstdint>
+#include <initializer_list>
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "base/result.h"
+
+namespace rocketstore::broker::config_json {
+
+// Parses a config file's text (fastjson's bare integer keys accepted). kCorruption when it
+// is not JSON or not an object.
+Result<rapidjson::Document> ParseObject(std::string_view text);
+
+// The members of `object` whose names are not in `known`, as name -> JSON text.
+std::map<std::string, std::string> UnknownMembers(const rapidjson::Value& object,
+                                                  std::initializer_list<std::string_view> known);
+
+// The JSON text of a value.
+std::string ToText(const rapidjson::Value& value);
+// A JSON string literal (quoted, escaped).
+std::string Quote(std::string_view s);
+
+// Typed member reads: the member's value when present with that type, else `dflt`.
+int32_t IntOr(const rapidjson::Value& object, const char* name, int32_t dflt);
+int64_t Int64Or(const rapidjson::Value& object, const char* name, int64_t dflt);
+bool BoolOr(const rapidjson::Value& object, const char* name, bool dflt);
+std::string StringOr(const rapidjson::Value& object, const char* name, std::string dflt);
+// The member's value when it is an object, else nullptr.
+const rapidjson::Value* ObjectMember(const rapidjson::Value& object, const char* name);
+
+// An object assembled from members given as JSON text, written with its names in sorted
+// order (as fastjson writes them). Set() replaces a member; Keep() adds one unless it is
+// already there (for kept unknown members, which never shadow a modelled one).
+class JsonObjectText {
+ public:
+  void Set(std::string name, std::string json) { members_[std::move(name)] = std::move(json); }
+  void SetInt(std::string name, int64_t v) { Set(std::move(name), std::to_string(v)); }
+  void SetBool(std::string name, bool v) { Set(std::move(name), v ? "true" : "false"); }
+  void SetString(std::string name, std::string_view v) { Set(std::move(name), Quote(v)); }
+  void Keep(const std::map<std::string, std::string>& members) {
+    for (const auto& [name, json] : members) members_.emplace(name, json);
+  }
+  std::string Text() const;
+
+ private:
+  std::map<std::string, std::string> members_;
+};
+
+}  // namespace rocketstore::broker::config_json

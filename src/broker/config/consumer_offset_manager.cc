@@ -1,0 +1,95 @@
+#include "broker/config/consumer_offset_manager.h"
+
+#include <charconv>
+
+#include "broker/config/config_json.h"
+
+namespace rocketstore::broker {
+
+namespace cj = config_json;
+
+namespace {
+std::string Key(std::string_view group, std::string_view topic) {
+  std::string key;
+  key.reserve(topic.size() + 1 + group.size());
+  key.append(topic).push_back('@');
+  key.append(group);
+  return key;
+}
+}  // namespace
+
+Status ConsumerOffsetManager::DecodeLocked(std::string_view json) {
+  RS_ASSIGN_OR_RETURN(rapidjson::Document doc, cj::ParseObject(json));
+  const rapidjson::Value& root = doc;
+  std::map<std::string, std::map<int32_t, int64_t>, std::less<>> table;
+  if (const rapidjson::Value* offsets = cj::ObjectMember(root, "offsetTable")) {
+    for (const auto& m : offsets->GetObject()) {
+      const std::string key(m.name.GetString(), m.name.GetStringLength());
+      if (!m.value.IsObject()) return Corruption("offsetTable." + key + " is not an object");
+      auto& queues = table[key];
+      for (const auto& q : m.value.GetObject()) {
+        std::string_view id(q.name.GetString(), q.name.GetStringLength());
+        int32_t queue_id = 0;
+        auto [end, ec] = std::from_chars(id.data(), id.data() + id.size(), queue_id);
+        if (ec != std::errc() || end != id.data() + id.size() || !q.value.IsInt64()) {
+          return Corruption("offsetTable." + key + " has a bad entry " + cj::ToText(q.name));
+        }
+        queues[queue_id] = q.value.GetInt64();
+      }
+    }
+  } else if (root.HasMember("offsetTable")) {
+    return Corruption("offsetTable is not an object");
+  }
+  table_ = std::move(table);
+  unknown_top_level_ = cj::UnknownMembers(root, {"offsetTable"});
+  return Status::OK();
+}
+
+std::string ConsumerOffsetManager::EncodeLocked() const {
+  cj::JsonObjectText table;
+  for (const auto& [key, queues] : table_) {
+    cj::JsonObjectText q;
+    for (const auto& [id, off] : queues) q.SetInt(std::to_string(id), off);
+    table.Set(key, q.Text());
+  }
+  cj::JsonObjectText root;
+  root.Set("offsetTable", table.Text());
+  root.Keep(unknown_top_level_);
+  return root.Text();
+}
+
+void ConsumerOffsetManager::Commit(std::string_view group, std::string_view topic, int32_t queue_id,
+                                   int64_t offset) {
+  if (offset < 0) return;
+  std::string key = Key(group, topic);
+  {
+    std::lock_guard lock(mu_);
+    auto [it, inserted] = table_[std::move(key)].try_emplace(queue_id, offset);
+    if (!inserted) {
+      if (it->second == offset) return;
+      it->second = offset;
+    }
+    MarkDirtyLocked();
+  }
+  NotifyChanged();
+}
+
+int64_t ConsumerOffsetManager::Query(std::string_view group, std::string_view topic,
+                                     int32_t queue_id) const {
+  const std::string key = Key(group, topic);
+  std::lock_guard lock(mu_);
+  auto it = table_.find(key);
+  if (it == table_.end()) return -1;
+  auto q = it->second.find(queue_id);
+  return q == it->second.end() ? -1 : q->second;
+}
+
+std::map<int32_t, int64_t> ConsumerOffsetManager::QueryAll(std::string_view group,
+                                                           std::string_view topic) const {
+  const std::string key = Key(group, topic);
+  std::lock_guard lock(mu_);
+  auto it = table_.find(key);
+  return it == table_.end() ? std::map<int32_t, int64_t>{} : it->second;
+}
+
+}  // namespace rocketstore::broker

@@ -1,0 +1,43 @@
+// File: broker/config/consumer_offset_manager.h
+//
+// consumerOffset.json: {"offsetTable":{"topic@group":{"0":12,...}}} (RocketMQ's
+// ConsumerOffsetManager; fastjson's bare integer queue keys are accepted on load; other
+// top-level members, e.g. 5.x's, are kept verbatim). Commit() changes memory only (the
+// hot path of every pull and offset update); ConfigPersister writes the file on an
+// interval (RocketMQ's flushConsumerOffsetInterval, 5 s). Loading, dirtiness and
+// persistence: see broker/config/config_manager.h.
+//
+// Thread-safety: every method may be called from any thread.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "broker/config/config_manager.h"
+
+namespace rocketstore::broker {
+
+class ConsumerOffsetManager final : public ConfigManager {
+ public:
+  ConsumerOffsetManager(FileSystem& fs, Clock& clock, std::string path)
+      : ConfigManager(fs, clock, std::move(path)) {}
+
+  // Negative offsets mean "no offset" and are ignored; committing the stored value again
+  // changes nothing.
+  void Commit(std::string_view group, std::string_view topic, int32_t queue_id, int64_t offset);
+  // -1 when none.
+  int64_t Query(std::string_view group, std::string_view topic, int32_t queue_id) const;
+  // The offsets of one group on one topic: queue id -> offset.
+  std::map<int32_t, int64_t> QueryAll(std::string_view group, std::string_view topic) const;
+
+ private:
+  std::string EncodeLocked() const override;
+  Status DecodeLocked(std::string_view json) override;
+
+  std::map<std::string, std::map<int32_t, int64_t>, std::less<>> table_;  // GUARDED_BY(mu_)
+  std::map<std::string, std::string> unknown_top_level_;                  // GUARDED_BY(mu_)
+};
+
+}  // namespace rocketstore::broker

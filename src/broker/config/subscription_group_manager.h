@@ -1,0 +1,66 @@
+// File: broker/config/subscription_group_manager.h
+//
+// subscriptionGroup.json: {"dataVersion":{..},"subscriptionGroupTable":{name: {..}}} —
+// also the body of GET_ALL_SUBSCRIPTIONGROUP_CONFIG. SubscriptionGroupConfig is RocketMQ's
+// (4.9.8: groupName, consumeEnable, consumeFromMinEnable, consumeBroadcastEnable,
+// retryQueueNums, retryMaxTimes, brokerId, whichBrokerWhenConsumeSlowly,
+// notifyConsumerIdsChangedEnable; 5.x adds groupSysFlag, consumeTimeoutMinute,
+// subscriptionDataSet, attributes ...): the 4.9.8 members are typed, all others kept
+// verbatim and written back. Loading, dirtiness and persistence: see
+// broker/config/config_manager.h (mutations do no I/O).
+//
+// Thread-safety: every method may be called from any thread.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "broker/config/config_manager.h"
+
+namespace rocketstore::broker {
+
+struct SubscriptionGroupConfig {
+  std::string name;
+  int32_t retry_queue_nums = 1;
+  int32_t retry_max_times = 16;
+  bool consume_enable = true;
+  bool consume_from_min_enable = true;
+  bool consume_broadcast_enable = true;
+  int64_t broker_id = 0;  // MixAll.MASTER_ID
+  int64_t which_broker_when_consume_slowly = 1;
+  bool notify_consumer_ids_changed_enable = true;
+  // Members of the file's object not modelled above: name -> JSON text, kept verbatim.
+  std::map<std::string, std::string> unknown_fields;
+  bool operator==(const SubscriptionGroupConfig&) const = default;
+};
+
+class SubscriptionGroupManager final : public ConfigManager {
+ public:
+  SubscriptionGroupManager(FileSystem& fs, Clock& clock, std::string path)
+      : ConfigManager(fs, clock, std::move(path)) {}
+
+  std::optional<SubscriptionGroupConfig> Find(std::string_view group) const;
+  // Finds, or creates with the defaults (marking the manager dirty; no I/O).
+  SubscriptionGroupConfig FindOrCreate(std::string_view group);
+  // Creates or replaces the whole config; returns whether anything changed.
+  bool Upsert(const SubscriptionGroupConfig& config);
+  // Removes a group; returns whether it existed.
+  bool Delete(std::string_view group);
+  // All groups, by name.
+  std::vector<SubscriptionGroupConfig> List() const;
+  DataVersion data_version() const;
+
+ private:
+  std::string EncodeLocked() const override;
+  Status DecodeLocked(std::string_view json) override;
+
+  std::map<std::string, SubscriptionGroupConfig, std::less<>> groups_;  // GUARDED_BY(mu_)
+  DataVersion version_;                                                 // GUARDED_BY(mu_)
+  std::map<std::string, std::string> unknown_top_level_;                // GUARDED_BY(mu_)
+};
+
+}  // namespace rocketstore::broker

@@ -1,0 +1,80 @@
+// File: broker/config/topic_config_manager.h
+//
+// topics.json: {"dataVersion":{..},"topicConfigTable":{name: TopicConfig}} — also the
+// topicConfigSerializeWrapper of REGISTER_BROKER and the body of GET_ALL_TOPIC_CONFIG.
+// TopicConfig is RocketMQ's (4.9.8: topicName, readQueueNums, writeQueueNums, perm,
+// topicFilterType, topicSysFlag, order; 5.x adds attributes); members rocketstore does not
+// model are kept verbatim and written back. Loading, dirtiness and persistence: see
+// broker/config/config_manager.h (mutations do no I/O).
+//
+// Thread-safety: every method may be called from any thread.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "broker/config/config_manager.h"
+
+namespace rocketstore::broker {
+
+inline constexpr int32_t kPermInherit = 1;
+inline constexpr int32_t kPermWrite = 2;
+inline constexpr int32_t kPermRead = 4;
+inline constexpr std::string_view kAutoCreateTemplateTopic = "TBW102";
+
+// Topic and group names: 1..127 (255 for %RETRY%/%DLQ%) chars of [A-Za-z0-9_%|-].
+bool IsValidTopicName(std::string_view name);
+
+struct TopicConfig {
+  std::string name;
+  int32_t read_queue_nums = 4;
+  int32_t write_queue_nums = 4;
+  int32_t perm = kPermRead | kPermWrite;
+  std::string filter_type = "SINGLE_TAG";
+  int32_t sys_flag = 0;
+  bool order = false;
+  std::map<std::string, std::string> attributes;  // 5.x; written as "attributes":{..}
+  // Members of the file's TopicConfig object that are not modelled above: name -> JSON
+  // text, written back as they were.
+  std::map<std::string, std::string> unknown_fields;
+  bool operator==(const TopicConfig&) const = default;
+};
+
+class TopicConfigManager final : public ConfigManager {
+ public:
+  TopicConfigManager(FileSystem& fs, Clock& clock, std::string path)
+      : ConfigManager(fs, clock, std::move(path)) {}
+
+  std::optional<TopicConfig> Find(std::string_view topic) const;
+  // All topics, by name.
+  std::vector<TopicConfig> List() const;
+  // Creates or replaces (the whole config: read, modify and Upsert to keep fields);
+  // returns whether anything changed (the data version is bumped then).
+  bool Upsert(const TopicConfig& config);
+  // Removes a topic; returns whether it existed.
+  bool Delete(std::string_view topic);
+  // Send to an unknown topic: the existing config when it exists, else a new one made
+  // from `template_topic` (perm without INHERIT, queues min(queues, template's)) if that
+  // has INHERIT; nullopt otherwise.
+  std::optional<TopicConfig> CreateFromTemplate(std::string_view topic,
+                                                std::string_view template_topic, int32_t queues);
+  // The existing config, or a new one with `queues` read/write queues and RW perm.
+  TopicConfig EnsureSystemTopic(std::string_view topic, int32_t queues);
+  DataVersion data_version() const;
+
+ private:
+  std::string EncodeLocked() const override;
+  Status DecodeLocked(std::string_view json) override;
+  // Inserts or replaces; bumps the version when it changed. REQUIRES: mu_ held.
+  bool UpsertLocked(const TopicConfig& config);
+
+  std::map<std::string, TopicConfig, std::less<>> topics_;  // GUARDED_BY(mu_)
+  DataVersion version_;                                     // GUARDED_BY(mu_)
+  std::map<std::string, std::string> unknown_top_level_;    // GUARDED_BY(mu_)
+};
+
+}  // namespace rocketstore::broker
