@@ -58,9 +58,27 @@ void Broker::Post(std::function<void()> fn) {
 }
 
 void Broker::BuildServices() {
-  auto request_registration = [this] {
-    if (registrar_) registrar_->RequestNow();
-  };
+  using std::chrono::milliseconds;
+  NamesrvRegistrar::Options ro;
+  ro.namesrv_addrs = options_.namesrv_addrs;
+  ro.cluster_name = options_.cluster_name;
+  ro.broker_name = options_.broker_name;
+  ro.interval_ms = options_.register_interval_ms;
+  registrar_ = std::make_unique<NamesrvRegistrar>(ro, *topics_);
+  registrar_runner_ = std::make_unique<ServiceRunner>(
+      "broker-register", milliseconds(1000), [this] {
+        if (Status s = registrar_->RunOnce(clock_.MonotonicNanos() / 1000000); !s.ok()) {
+          RS_LOG_WARN("registration with the name servers failed: {}", s.ToString());
+        }
+      });
+  registrar_->SetWake([r = registrar_runner_.get()] { r->Wake(); });
+  // Topics and groups are written soon after a change, offsets every 5 s; a failed
+  // write is retried at the next step (ConfigPersister::last_error says why).
+  persister_ = std::make_unique<ConfigPersister>(clock_);
+  persister_->Add(*topics_, 0);
+  persister_->Add(*groups_, 0);
+  persister_->Add(*offsets_, options_.offset_persist_interval_ms);
+  auto request_registration = [r = registrar_.get()] { r->RequestNow(); };
   pipeline_.Add(std::make_unique<MessageCheckHook>(options_.store.max_message_body_bytes));
   SendService::Options so;
   so.cluster_name = options_.cluster_name;
@@ -121,13 +139,7 @@ Status Broker::Start() {
   auto host = format::HostAddress::Parse(address_);
   send_->set_store_host(host.ok() ? *host
                                   : format::HostAddress::V4(127, 0, 0, 1, server_->port()));
-  NamesrvRegistrar::Options ro;
-  ro.namesrv_addrs = options_.namesrv_addrs;
-  ro.cluster_name = options_.cluster_name;
-  ro.broker_name = options_.broker_name;
-  ro.broker_addr = address_;
-  ro.interval_ms = options_.register_interval_ms;
-  registrar_ = std::make_unique<NamesrvRegistrar>(ro, *topics_);
+  registrar_->set_broker_addr(address_);
   frontend_->SetReady(true);
   StartRunners();
   started_ = true;
@@ -137,19 +149,6 @@ Status Broker::Start() {
 void Broker::StartRunners() {
   using std::chrono::milliseconds;
   auto now_ms = [this] { return clock_.MonotonicNanos() / 1000000; };
-  registrar_runner_ = std::make_unique<ServiceRunner>(
-      "broker-register", milliseconds(1000), [this, now_ms] {
-        if (Status s = registrar_->RunOnce(now_ms()); !s.ok()) {
-          RS_LOG_WARN("registration with the name servers failed: {}", s.ToString());
-        }
-      });
-  registrar_->SetWake([r = registrar_runner_.get()] { r->Wake(); });
-  // Topics and groups are written soon after a change, offsets every 5 s; a failed
-  // write is retried at the next step (ConfigPersister::last_error says why).
-  persister_ = std::make_unique<ConfigPersister>(clock_);
-  persister_->Add(*topics_, 0);
-  persister_->Add(*groups_, 0);
-  persister_->Add(*offsets_, options_.offset_persist_interval_ms);
   persister_->Start();
   client_runner_ = std::make_unique<ServiceRunner>(
       "broker-clients", milliseconds(options_.client_scan_interval_ms), [this] {

@@ -41,7 +41,12 @@ class NamesrvRegistrar {
 
   NamesrvRegistrar(Options options, const TopicConfigManager& topics);
 
+  // The address clients connect to, known once the server listens. REQUIRES: before the
+  // first RunOnce.
+  void set_broker_addr(std::string addr) { options_.broker_addr = std::move(addr); }
+
   // Asks for a registration at the next step; `wake` (the runner's Wake) is called.
+  // RequestNow from any thread; SetWake before the first RequestNow.
   void RequestNow();
   void SetWake(std::function<void()> wake) { wake_ = std::move(wake); }
   // Registers if requested or due. Returns the outcome of the last registration round.
@@ -51,7 +56,7 @@ class NamesrvRegistrar {
   void UnregisterAll();
 
  private:
-  const Options options_;
+  Options options_;
   const TopicConfigManager& topics_;
   std::function<void()> wake_;
   std::atomic<bool> requested_{true};
