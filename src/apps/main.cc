@@ -129,12 +129,17 @@ int main(int argc, char** argv) {
       "Each problem names the file and byte offset. Exit status 0 only when consistent.");
   add_common(verify_cmd);
 
-  // ---- serve / namesrv / broker (src/broker/run.h) ----
+  // ---- serve / namesrv / broker (src/apps/serve.h) ----
   rocketstore::apps::RunOptions run;
   auto add_run_common = [&](CLI::App* c) {
     c->add_option("--host", run.host,
                   "Address to listen on. Anything but loopback is explicit and logged")
         ->capture_default_str();
+    c->add_option("--log-level", run.log_level, "trace, debug, info, warn, error or off")
+        ->capture_default_str();
+    c->add_option("--log-file", run.log_file,
+                  "Log file, size-rotated (default for serve/broker: <store>/logs/"
+                  "rocketstore.log; '-' = stderr only)");
   };
   auto add_broker_flags = [&](CLI::App* c) {
     c->add_option("--broker-port", run.broker_port, "Broker port")->capture_default_str();

@@ -3,12 +3,13 @@
 #include <pthread.h>
 #include <signal.h>
 
-#include <cstdio>
-#include <fstream>
 #include <sstream>
 
 #include "broker/broker.h"
 #include "broker/broker_conf.h"
+#include "io/atomic_file.h"
+#include "io/posix_file_system.h"
+#include "log/log.h"
 #include "namesrv/name_server.h"
 
 namespace rocketstore::apps {
@@ -30,13 +31,12 @@ sigset_t BlockShutdownSignals() {
 void WaitForShutdownSignal(const sigset_t& set) {
   int sig = 0;
   sigwait(&set, &sig);
-  std::fprintf(stderr, "rocketstore: received %s, shutting down\n",
-               sig == SIGINT ? "SIGINT" : "SIGTERM");
+  RS_LOG_INFO("rocketstore: shutting down signal={}", sig == SIGINT ? "SIGINT" : "SIGTERM");
 }
 
 void WarnIfNotLoopback(const std::string& host) {
   if (host != "127.0.0.1" && host != "::1" && host != "localhost") {
-    std::fprintf(stderr, "rocketstore: WARNING: listening on %s (not loopback)\n", host.c_str());
+    RS_LOG_WARN("rocketstore: listening on a non-loopback address host={}", host);
   }
 }
 
@@ -55,15 +55,13 @@ Result<BrokerOptions> MakeBrokerOptions(const RunOptions& o) {
   BrokerOptions b;
   b.store.root_dir = d.store_dir;
   if (!o.config_file.empty()) {
-    std::ifstream in(o.config_file);
-    if (!in) return NotFound("cannot read config file " + o.config_file);
-    std::stringstream text;
-    text << in.rdbuf();
+    auto text = ReadWholeFile(PosixFileSystem::Default(), o.config_file);
+    if (!text.ok()) return text.status().WithContext("cannot read config file " + o.config_file);
     std::vector<std::string> ignored;
-    RS_RETURN_IF_ERROR(ApplyBrokerConf(text.str(), b, &ignored));
+    RS_RETURN_IF_ERROR(ApplyBrokerConf(*text, b, &ignored));
     for (const auto& key : ignored) {
-      std::fprintf(stderr, "rocketstore: %s: ignoring unsupported key %s\n", o.config_file.c_str(),
-                   key.c_str());
+      RS_LOG_WARN("rocketstore: ignoring an unsupported config key file={} key={}", o.config_file,
+                  key);
     }
   }
   if (o.host != d.host || b.server.host.empty()) b.server.host = o.host;
@@ -86,30 +84,30 @@ std::unique_ptr<namesrv::NameServer> StartNamesrv(const RunOptions& o) {
   n.server.port = o.namesrv_port;
   auto ns = std::make_unique<namesrv::NameServer>(n);
   if (Status s = ns->Start(); !s.ok()) {
-    std::fprintf(stderr, "rocketstore: name server failed to start: %s\n", s.message().c_str());
+    RS_LOG_ERROR("rocketstore: name server failed to start error=\"{}\"", s.ToString());
     return nullptr;
   }
-  std::fprintf(stderr, "rocketstore: name server listening on %s:%u\n", o.host.c_str(), ns->port());
+  RS_LOG_INFO("rocketstore: name server listening endpoint={}:{}", o.host, ns->port());
   return ns;
 }
 
 std::unique_ptr<Broker> StartBroker(const BrokerOptions& b) {
   auto broker = std::make_unique<Broker>(b);
   if (Status s = broker->Start(); !s.ok()) {
-    std::fprintf(stderr, "rocketstore: broker failed to start (store %s): %s\n",
-                 b.store.root_dir.c_str(), s.message().c_str());
+    RS_LOG_ERROR("rocketstore: broker failed to start store={} error=\"{}\"", b.store.root_dir,
+                 s.ToString());
     return nullptr;
   }
-  std::fprintf(stderr, "rocketstore: broker %s listening on %s, store %s\n", b.broker_name.c_str(),
-               broker->address().c_str(), b.store.root_dir.c_str());
+  RS_LOG_INFO("rocketstore: broker listening name={} endpoint={} store={}", b.broker_name,
+              broker->address(), b.store.root_dir);
   const MessageStore& store = broker->store();
   if (store.last_exit() != LastExit::kClean) {
     const IndexRecoveryReport& ir = store.index_recovery_report();
-    std::fprintf(stderr,
-                 "rocketstore: the last run did not shut down cleanly (%s); recovered: %s; "
-                 "index files cut by undo %d, rebuilt %d\n",
-                 LastExitName(store.last_exit()), store.recovery_report().Summary().c_str(),
-                 ir.files_cut_by_undo, ir.files_rebuilt);
+    RS_LOG_WARN(
+        "rocketstore: the last run did not shut down cleanly last_exit={} recovered=\"{}\" "
+        "index_files_cut_by_undo={} index_files_rebuilt={}",
+        LastExitName(store.last_exit()), store.recovery_report().Summary(), ir.files_cut_by_undo,
+        ir.files_rebuilt);
   }
   return broker;
 }
@@ -117,27 +115,54 @@ std::unique_ptr<Broker> StartBroker(const BrokerOptions& b) {
 int StopBroker(Broker& b) {
   Status s = b.Stop();
   if (!s.ok()) {
-    std::fprintf(stderr, "rocketstore: broker shutdown: %s\n", s.message().c_str());
+    RS_LOG_ERROR("rocketstore: broker shutdown failed error=\"{}\"", s.ToString());
     return 1;
   }
-  std::fprintf(stderr, "rocketstore: broker stopped cleanly\n");
+  RS_LOG_INFO("rocketstore: broker stopped cleanly");
   return 0;
+}
+
+// Logs to stderr, and for a broker also to <store>/logs/rocketstore.log (size-rotated),
+// unless --log-file says otherwise ("-" = stderr only).
+bool SetUpLogging(const RunOptions& o, const std::string& store_dir) {
+  auto level = log::ParseLogLevel(o.log_level);
+  if (!level.ok()) {
+    RS_LOG_ERROR("rocketstore: bad --log-level error=\"{}\"", level.status().message());
+    return false;
+  }
+  log::LogOptions lo;
+  lo.level = *level;
+  if (o.log_file == "-") {
+    lo.file.clear();
+  } else if (!o.log_file.empty()) {
+    lo.file = o.log_file;
+  } else if (!store_dir.empty()) {
+    lo.file = store_dir + "/logs/rocketstore.log";
+  }
+  if (Status s = log::InitLogging(lo); !s.ok()) {
+    RS_LOG_ERROR("rocketstore: cannot open the log file error=\"{}\" (use --log-file - for "
+                 "stderr only)",
+                 s.ToString());
+    return false;
+  }
+  if (!lo.file.empty()) RS_LOG_INFO("rocketstore: logging file={} level={}", lo.file, o.log_level);
+  return true;
 }
 
 }  // namespace
 
 int RunServe(const RunOptions& options) {
   const sigset_t set = BlockShutdownSignals();
+  auto bo = MakeBrokerOptions(options);
+  if (!bo.ok()) {
+    RS_LOG_ERROR("rocketstore: {}", bo.status().message());
+    return 2;
+  }
+  if (!SetUpLogging(options, bo->store.root_dir)) return 2;
   WarnIfNotLoopback(options.host);
   auto ns = StartNamesrv(options);
   if (!ns) return 1;
-  RunOptions o = options;
-  if (o.namesrv_addrs.empty()) o.namesrv_addrs = "127.0.0.1:" + std::to_string(ns->port());
-  auto bo = MakeBrokerOptions(o);
-  if (!bo.ok()) {
-    std::fprintf(stderr, "rocketstore: %s\n", bo.status().message().c_str());
-    return 2;
-  }
+  if (bo->namesrv_addrs.empty()) bo->namesrv_addrs = {"127.0.0.1:" + std::to_string(ns->port())};
   auto broker = StartBroker(*bo);
   if (!broker) return 1;
   WaitForShutdownSignal(set);
@@ -148,6 +173,7 @@ int RunServe(const RunOptions& options) {
 
 int RunNamesrv(const RunOptions& options) {
   const sigset_t set = BlockShutdownSignals();
+  if (!SetUpLogging(options, "")) return 2;
   WarnIfNotLoopback(options.host);
   auto ns = StartNamesrv(options);
   if (!ns) return 1;
@@ -158,16 +184,17 @@ int RunNamesrv(const RunOptions& options) {
 
 int RunBroker(const RunOptions& options) {
   const sigset_t set = BlockShutdownSignals();
-  WarnIfNotLoopback(options.host);
   auto bo = MakeBrokerOptions(options);
   if (!bo.ok()) {
-    std::fprintf(stderr, "rocketstore: %s\n", bo.status().message().c_str());
+    RS_LOG_ERROR("rocketstore: {}", bo.status().message());
     return 2;
   }
+  if (!SetUpLogging(options, bo->store.root_dir)) return 2;
+  WarnIfNotLoopback(options.host);
   if (bo->namesrv_addrs.empty()) {
-    std::fprintf(stderr,
-                 "rocketstore: broker needs --namesrv HOST:PORT[;HOST:PORT] "
-                 "(or namesrvAddr in the config file)\n");
+    RS_LOG_ERROR(
+        "rocketstore: broker needs --namesrv HOST:PORT[;HOST:PORT] (or namesrvAddr in the "
+        "config file)");
     return 2;
   }
   auto broker = StartBroker(*bo);

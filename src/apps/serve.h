@@ -25,6 +25,10 @@ struct RunOptions {
   // RocketMQ-style broker.conf (broker/broker_conf.h). Applied first; then every flag
   // above whose value differs from its default overrides it.
   std::string config_file;
+  // Logging: trace|debug|info|warn|error|off; the file (default: <store>/logs/
+  // rocketstore.log for serve and broker; "-" = stderr only).
+  std::string log_level = "info";
+  std::string log_file;
 };
 
 int RunServe(const RunOptions& options);
