@@ -35,6 +35,13 @@ test-asan:
 	@cmake --build --preset asan -j $(JOBS)
 	@ctest --preset asan -j $(JOBS) $(CTEST_ARGS)
 
+# ThreadSanitizer over the tests labelled `threads` only (the build preset's target
+# `threads_tests` builds just those binaries). Suppressions: scripts/tsan.supp.
+test-tsan:
+	@cmake --preset tsan >/dev/null
+	@cmake --build --preset tsan -j $(JOBS)
+	@ctest --preset tsan -j $(JOBS) $(CTEST_ARGS)
+
 # Not part of `make test` (CI time): the same suite built with clang, to keep the code
 # compiling under both compilers.
 test-clang: deps
