@@ -1,10 +1,11 @@
 # The two commands of the README, plus a few conveniences.
 #   make run   - install deps, build release, start `rocketstore serve` (store under ./data)
-#   make test  - install deps, build release + asan, run every test in both
+#   make test  - install deps, check the layering, build release + asan + tsan, run every
+#                test in release and asan and the threaded ones under tsan
 JOBS ?= $(shell nproc)
 CTEST_ARGS ?=
 
-.PHONY: deps build run test test-release test-asan test-clang bench fuzz format clean
+.PHONY: deps build run test check-layering test-release test-asan test-tsan test-clang bench fuzz format clean
 
 deps:
 	@bash scripts/install-deps.sh
@@ -16,8 +17,13 @@ build: deps
 run: build
 	./build/release/rocketstore serve --store ./data
 
-test: deps test-release test-asan
-	@echo "make test: all suites passed (release + asan)"
+test: deps check-layering test-release test-asan test-tsan
+	@echo "make test: all suites passed (layering, release, asan, tsan)"
+
+# Every #include "..." in src/ against the layer table in docs/architecture.md; before any
+# build, so a layering slip fails in seconds.
+check-layering:
+	@python3 scripts/check_layering.py
 
 test-release:
 	@cmake --preset release >/dev/null
@@ -28,6 +34,13 @@ test-asan:
 	@cmake --preset asan >/dev/null
 	@cmake --build --preset asan -j $(JOBS)
 	@ctest --preset asan -j $(JOBS) $(CTEST_ARGS)
+
+# ThreadSanitizer over the tests labelled `threads` only (the build preset's target
+# `threads_tests` builds just those binaries). Suppressions: scripts/tsan.supp.
+test-tsan:
+	@cmake --preset tsan >/dev/null
+	@cmake --build --preset tsan -j $(JOBS)
+	@ctest --preset tsan -j $(JOBS) $(CTEST_ARGS)
 
 # Not part of `make test` (CI time): the same suite built with clang, to keep the code
 # compiling under both compilers.

@@ -3,7 +3,9 @@
 #   rs_library(NAME store_segment SRCS a.cc b.cc DEPS rs::base rs::io)
 #       -> static library rs_store_segment, alias rs::store_segment, include root src/.
 #   rs_test(NAME commit_log_test SRCS commit_log_test.cc DEPS rs::store_commitlog LABELS unit)
-#       -> gtest binary; every TEST becomes one CTest test carrying LABELS.
+#       -> gtest binary; every TEST becomes one CTest test carrying LABELS. A binary whose
+#          tests start threads also carries `threads`: the target `threads_tests` depends
+#          on it and the tsan preset runs it.
 #   rs_bench(NAME commitlog_append SRCS commitlog_append.cc DEPS ...)
 #   rs_fuzz(NAME message_record_fuzzer SRCS ... DEPS ...)
 
@@ -34,24 +36,23 @@ function(rs_test)
   if(NOT RS_TIMEOUT)
     set(RS_TIMEOUT 300)
   endif()
-  # gtest_discover_tests flattens a list-valued property (LABELS unit threads would read
-  # as LABELS=unit, threads=TIMEOUT, ...): it gets the first label only, and a script
-  # CTest includes after the discovery script (which defines ${RS_NAME}_TESTS) sets the
-  # whole list on every discovered test.
-  list(GET RS_LABELS 0 first_label)
+  if("threads" IN_LIST RS_LABELS)
+    add_dependencies(threads_tests ${RS_NAME})
+  endif()
   gtest_discover_tests(${RS_NAME}
     DISCOVERY_MODE PRE_TEST
-    PROPERTIES LABELS "${first_label}" TIMEOUT ${RS_TIMEOUT}
+    TEST_LIST ${RS_NAME}_TESTS
+    PROPERTIES TIMEOUT ${RS_TIMEOUT}
     WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
-  list(LENGTH RS_LABELS label_count)
-  if(label_count GREATER 1)
-    set(labels_script "${CMAKE_CURRENT_BINARY_DIR}/${RS_NAME}_labels.cmake")
-    file(WRITE "${labels_script}"
-      "foreach(t IN LISTS ${RS_NAME}_TESTS)\n"
-      "  set_tests_properties(\"\${t}\" PROPERTIES LABELS \"${RS_LABELS}\")\n"
-      "endforeach()\n")
-    set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${labels_script}")
-  endif()
+  # LABELS are set by a script CTest includes after the discovered tests: passed through
+  # gtest_discover_tests' PROPERTIES, a list of two labels (`unit;threads`) is split into
+  # property/value pairs by GoogleTestAddTests (CMake 3.25).
+  set(labels_script "${CMAKE_CURRENT_BINARY_DIR}/${RS_NAME}_labels.cmake")
+  file(WRITE "${labels_script}"
+    "if(DEFINED ${RS_NAME}_TESTS)\n"
+    "  set_tests_properties(\${${RS_NAME}_TESTS} PROPERTIES LABELS \"${RS_LABELS}\")\n"
+    "endif()\n")
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${labels_script}")
 endfunction()
 
 function(rs_bench)

@@ -6,6 +6,8 @@ set -euo pipefail
 
 PACKAGES=(
   build-essential cmake ninja-build pkg-config   # toolchain
+  libtsan2                                        # ThreadSanitizer runtime (tsan preset)
+  python3                                         # scripts/check_layering.py (stdlib only)
   clang libclang-rt-14-dev clang-format           # fuzzers (libFuzzer), sanitizers, formatting
   libgtest-dev libgmock-dev googletest            # tests
   libbenchmark-dev                                # bench/

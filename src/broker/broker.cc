@@ -5,9 +5,7 @@
 #include "broker/hooks/message_check_hook.h"
 #include "broker/remoting/remoting_channel.h"
 #include "io/posix_file_system.h"
-// #include "log/log.h"
-#define RS_LOG_WARN(...) (void)0
-#define RS_LOG_ERROR(...) (void)0
+#include "log/log.h"
 
 namespace rocketstore::broker {
 

@@ -1,9 +1,8 @@
 #include "namesrv/name_server.h"
 
-#include <cstdio>
-
 #include "base/clock.h"
 #include "base/crc32.h"
+#include "log/log.h"
 
 namespace rocketstore::namesrv {
 
@@ -93,7 +92,7 @@ NameServer::NameServer(NameServerOptions options)
       });
   server_->SetCloseListener([this](const net::ConnectionPtr& conn) {
     int n = routes_.OnConnectionClosed(conn->id());
-    if (n > 0) std::fprintf(stderr, "namesrv: dropped %d broker(s): connection closed\n", n);
+    if (n > 0) RS_LOG_INFO("namesrv: dropped brokers reason=connection_closed count={}", n);
   });
 }
 
@@ -111,7 +110,7 @@ void NameServer::ArmScan() {
   scan_timer_->async_wait([this](const asio::error_code& ec) {
     if (ec) return;
     int n = routes_.ScanInactive(Clock::Real().MonotonicNanos() / 1000000);
-    if (n > 0) std::fprintf(stderr, "namesrv: dropped %d silent broker(s)\n", n);
+    if (n > 0) RS_LOG_WARN("namesrv: dropped brokers reason=no_heartbeat count={}", n);
     ArmScan();
   });
 }

@@ -1,9 +1,9 @@
 #include "net/remoting_server.h"
 
 #include <chrono>
-#include <cstdio>
 
 #include "base/thread_name.h"
+#include "log/log.h"
 
 namespace rocketstore::net {
 
@@ -104,8 +104,8 @@ bool Connection::ProcessBuffer() {
     std::span<const uint8_t> avail(buf_.data() + buf_begin_, buf_end_ - buf_begin_);
     auto decoded = protocol::DecodeFrame(avail, server_->options_.limits);
     if (!decoded.ok()) {
-      std::fprintf(stderr, "rocketstore: closing %s: bad frame: %s\n", remote_.c_str(),
-                   decoded.status().message().c_str());
+      RS_LOG_WARN("net: closing connection remote={} reason=bad_frame error=\"{}\"", remote_,
+                  decoded.status().message());
       ok = false;
       break;
     }
@@ -168,16 +168,16 @@ void Connection::Enqueue(RemotingCommand cmd) {
   p.command = std::move(cmd);
   auto frame = protocol::EncodeFrame(p.command);
   if (!frame.ok()) {
-    std::fprintf(stderr, "rocketstore: cannot encode %s: %s\n", p.command.DebugString().c_str(),
-                 frame.status().message().c_str());
+    RS_LOG_ERROR("net: dropped a reply reason=cannot_encode command=\"{}\" error=\"{}\"",
+                 p.command.DebugString(), frame.status().message());
     queue_.pop_back();
     return;
   }
   p.frame = std::move(frame).value();
   queued_bytes_ += p.frame.size();
   if (queued_bytes_ > server_->options_.max_write_queue_bytes) {
-    std::fprintf(stderr, "rocketstore: closing slow client %s (%zu bytes queued)\n",
-                 remote_.c_str(), queued_bytes_);
+    RS_LOG_WARN("net: closing connection remote={} reason=slow_client queued_bytes={}", remote_,
+                queued_bytes_);
     CloseOnStrand();
     return;
   }
