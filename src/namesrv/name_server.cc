@@ -10,8 +10,8 @@ using protocol::RemotingCommand;
 using protocol::RequestCode;
 using protocol::ResponseCode;
 
-NameServer::NameServer(NameServerOptions options)
-    : options_(std::move(options)), server_(std::make_unique<net::RemotingServer>([this] {
+NameServer::NameServer(NameServerOptions options, Clock& clock)
+    : options_(std::move(options)), clock_(clock), server_(std::make_unique<net::RemotingServer>([this] {
         net::ServerOptions o = options_.server;
         o.thread_name = "namesrv-io";
         return o;
@@ -50,7 +50,7 @@ NameServer::NameServer(NameServerOptions options)
               std::string_view(reinterpret_cast<const char*>(body.data()), body.size()), reg);
           if (!s.ok()) return protocol::MakeSystemErrorResponse(req, s);
         }
-        routes_.Register(reg, Clock::Real().MonotonicNanos() / 1000000);
+        routes_.Register(reg, NowMs());
         RemotingCommand resp = protocol::MakeResponse(req, ResponseCode::kSuccess);
         resp.SetField("haServerAddr", "");
         resp.SetField("masterAddr", "");
@@ -100,27 +100,23 @@ NameServer::~NameServer() { Stop(); }
 
 Status NameServer::Start() {
   RS_RETURN_IF_ERROR(server_->Start());
-  scan_timer_ = std::make_unique<asio::steady_timer>(server_->io_context());
-  asio::post(server_->io_context(), [this] { ArmScan(); });
+  scan_runner_ = std::make_unique<ServiceRunner>(
+      "namesrv-scan", std::chrono::milliseconds(options_.scan_interval_ms),
+      [this] { RunScanStep(); });
+  scan_runner_->Start();
   return Status::OK();
 }
 
-void NameServer::ArmScan() {
-  scan_timer_->expires_after(std::chrono::milliseconds(options_.scan_interval_ms));
-  scan_timer_->async_wait([this](const asio::error_code& ec) {
-    if (ec) return;
-    int n = routes_.ScanInactive(Clock::Real().MonotonicNanos() / 1000000);
-    if (n > 0) RS_LOG_WARN("namesrv: dropped brokers reason=no_heartbeat count={}", n);
-    ArmScan();
-  });
+int NameServer::RunScanStep() {
+  const int n = routes_.ScanInactive(NowMs());
+  if (n > 0) RS_LOG_WARN("namesrv: dropped brokers reason=no_heartbeat count={}", n);
+  return n;
 }
 
 void NameServer::Stop() {
-  if (scan_timer_) {
-    asio::post(server_->io_context(), [t = scan_timer_.get()] { t->cancel(); });
-  }
+  if (scan_runner_) scan_runner_->Stop();
   server_->Stop();
-  scan_timer_.reset();
+  scan_runner_.reset();
 }
 
 }  // namespace rocketstore::namesrv
