@@ -1,0 +1,229 @@
+// The send and pull services over a real MessageStore on the fault-injecting (in-memory)
+// file system, stepped by hand with a fake clock: no sockets, no Asio, no sleeps. Shows
+// that long polling lives entirely in the services (a held pull is a parked completion
+// resumed by the store's arrival event or its deadline) and that the put pipeline refuses
+// a message before anything is stored.
+#include <gtest/gtest.h>
+
+#include <deque>
+
+#include "broker/hooks/message_check_hook.h"
+#include "broker/metadata.h"
+#include "broker/service/pull_service.h"
+#include "broker/service/send_service.h"
+#include "fake_channel.h"
+#include "io/fault_injection_file_system.h"
+#include "store/format/properties.h"
+#include "store/message_store.h"
+#include "testing/status_matchers.h"
+
+namespace rocketstore::broker {
+namespace {
+
+using testing::FakeChannel;
+
+class ServicesTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    StoreOptions o;
+    o.root_dir = "/store";
+    o.commit_log_segment_size = 1 << 20;
+    o.reserve_chunk_bytes = 4096;
+    o.prefault_window_bytes = 0;
+    o.consume_queue_units_per_file = 64;
+    o.index_hash_slot_num = 256;
+    o.index_num = 4096;
+    o.max_message_body_bytes = 1024;
+    o.start_background_services = false;
+    auto s = MessageStore::Open(o, fs_, clock_);
+    ASSERT_TRUE(s.ok()) << s.status();
+    store_ = std::move(s).value();
+    store_->SetArrivalListener([this](std::string_view t, int32_t q, QueueOffset next) {
+      holds_.OnArrival(t, q, next.value());
+    });
+    TopicConfig tbw;
+    tbw.name = "TBW102";
+    tbw.read_queue_nums = tbw.write_queue_nums = 8;
+    tbw.perm = kPermRead | kPermWrite | kPermInherit;
+    topics_.Upsert(tbw);
+    TopicConfig t;
+    t.name = "T";
+    t.read_queue_nums = t.write_queue_nums = 2;
+    topics_.Upsert(t);
+    pipeline_.Add(std::make_unique<MessageCheckHook>(1024));
+    send_ = std::make_unique<SendService>(SendService::Options{}, *store_, topics_, pipeline_,
+                                          [this] { ++topics_created_; });
+    pull_ = std::make_unique<PullService>(PullService::Options{}, clock_, *store_, topics_,
+                                          groups_, offsets_, consumers_, holds_);
+    ctx_.channel = channel_;
+  }
+
+  SendResult Send(const std::string& topic, int queue, const std::string& body,
+                  const std::string& tag) {
+    SendRequest r;
+    r.producer_group = "P";
+    r.topic = topic;
+    r.queue_id = queue;
+    r.born_timestamp = clock_.NowMillis();
+    const std::string props = "TAGS\x01" + tag + "\x02";
+    r.messages.push_back(SendEntry{0, body, props});
+    auto res = send_->Send(ctx_, r, [](SendResult) { ADD_FAILURE() << "ASYNC_FLUSH answers inline"; });
+    EXPECT_TRUE(res.has_value());
+    EXPECT_TRUE(store_->RunDispatchStep().ok());
+    return res ? *res : SendResult{};
+  }
+
+  PullRequest Pull(int queue, int64_t offset, const std::string& sub) {
+    PullRequest p;
+    p.consumer_group = "G";
+    p.topic = "T";
+    p.queue_id = queue;
+    p.queue_offset = offset;
+    p.sys_flag = kPullSuspend | kPullSubscription;
+    p.suspend_timeout_millis = 15000;
+    p.subscription = sub;
+    return p;
+  }
+
+  void RunTasks() {
+    while (!tasks_.empty()) {
+      auto t = std::move(tasks_.front());
+      tasks_.pop_front();
+      t();
+    }
+  }
+
+  FakeClock clock_;
+  FaultInjectionFileSystem fs_{clock_};
+  std::unique_ptr<MessageStore> store_;
+  TopicConfigManager topics_{fs_, clock_, "/store/config/topics.json"};
+  SubscriptionGroupManager groups_{fs_, clock_, "/store/config/subscriptionGroup.json"};
+  ConsumerOffsetManager offsets_{fs_, clock_, "/store/config/consumerOffset.json"};
+  ConsumerManager consumers_{clock_, nullptr};
+  std::deque<std::function<void()>> tasks_;
+  PullHoldService holds_{[this](std::function<void()> fn) { tasks_.push_back(std::move(fn)); }};
+  PutPipeline pipeline_;
+  std::unique_ptr<SendService> send_;
+  std::unique_ptr<PullService> pull_;
+  std::shared_ptr<FakeChannel> channel_ = std::make_shared<FakeChannel>(1);
+  RequestContext ctx_;
+  int topics_created_ = 0;
+};
+
+TEST_F(ServicesTest, HeldPullIsResumedByTheArrivalOfAMessage) {
+  std::vector<PullResult> answers;
+  auto held = pull_->Pull(ctx_, Pull(0, 0, "*"), [&](PullResult r) { answers.push_back(std::move(r)); });
+  EXPECT_FALSE(held.has_value()) << "nothing to read: the pull parks";
+  EXPECT_EQ(holds_.held_count(), 1u);
+  EXPECT_EQ(Send("T", 1, "other queue", "a").verdict.outcome, Outcome::kOk);
+  RunTasks();
+  EXPECT_TRUE(answers.empty()) << "a message for another queue does not wake it";
+  EXPECT_EQ(Send("T", 0, "hello", "a").verdict.outcome, Outcome::kOk);
+  RunTasks();
+  ASSERT_EQ(answers.size(), 1u);
+  EXPECT_EQ(answers[0].verdict.outcome, Outcome::kOk);
+  ASSERT_EQ(answers[0].messages.size(), 1u);
+  EXPECT_EQ(answers[0].next_begin_offset, 1);
+  EXPECT_EQ(holds_.held_count(), 0u);
+}
+
+TEST_F(ServicesTest, HeldPullAnswersNotFoundAtItsDeadline) {
+  std::vector<PullResult> answers;
+  EXPECT_FALSE(pull_->Pull(ctx_, Pull(0, 0, "*"), [&](PullResult r) { answers.push_back(r); }));
+  clock_.AdvanceMillis(14999);
+  EXPECT_EQ(holds_.RunOnce(clock_.MonotonicNanos() / 1000000), 0);
+  clock_.AdvanceMillis(1);
+  EXPECT_EQ(holds_.RunOnce(clock_.MonotonicNanos() / 1000000), 1);
+  RunTasks();
+  ASSERT_EQ(answers.size(), 1u);
+  EXPECT_EQ(answers[0].verdict.outcome, Outcome::kPullNotFound);
+}
+
+// Java checks the tag code before waking a held pull; here a woken pull that finds only
+// messages its filter skips parks again from past them and answers with the next match.
+TEST_F(ServicesTest, HeldPullSkipsMessagesItsFilterRejects) {
+  std::vector<PullResult> answers;
+  EXPECT_FALSE(pull_->Pull(ctx_, Pull(0, 0, "TagB"), [&](PullResult r) { answers.push_back(r); }));
+  Send("T", 0, "not for me", "TagA");
+  RunTasks();
+  EXPECT_TRUE(answers.empty());
+  EXPECT_EQ(holds_.held_count(), 1u);
+  Send("T", 0, "for me", "TagB");
+  RunTasks();
+  ASSERT_EQ(answers.size(), 1u);
+  EXPECT_EQ(answers[0].verdict.outcome, Outcome::kOk);
+  ASSERT_EQ(answers[0].messages.size(), 1u);
+  format::DecodeResult d = format::DecodeRecord(answers[0].messages[0].bytes, true);
+  EXPECT_EQ(d.record.body, "for me");
+  EXPECT_EQ(answers[0].next_begin_offset, 2);
+}
+
+TEST_F(ServicesTest, PullChecksGroupTopicQueueAndSubscription) {
+  auto now = [&](PullRequest p) {
+    auto r = pull_->Pull(ctx_, p, [](PullResult) { ADD_FAILURE() << "must answer at once"; });
+    EXPECT_TRUE(r.has_value());
+    return r ? r->verdict.outcome : Outcome::kOk;
+  };
+  PullRequest unknown = Pull(0, 0, "*");
+  unknown.topic = "Nope";
+  EXPECT_EQ(now(unknown), Outcome::kTopicNotExist);
+  EXPECT_EQ(now(Pull(2, 0, "*")), Outcome::kSystemError);  // queueId out of range, as Java
+  PullRequest sql = Pull(0, 0, "a > 1");
+  sql.expression_type = "SQL92";
+  EXPECT_EQ(now(sql), Outcome::kSystemError);
+  // Without the subscription flag the group's heartbeat subscription is used.
+  PullRequest by_group = Pull(0, 0, "");
+  by_group.sys_flag = 0;
+  by_group.sub_version = 5;
+  EXPECT_EQ(now(by_group), Outcome::kSubscriptionNotExist);
+  ConsumerData d;
+  d.group = "G";
+  SubscriptionData sub;
+  sub.topic = "T";
+  sub.sub_version = 5;
+  d.subscriptions = {sub};
+  ClientChannelInfo info;
+  info.channel = channel_;
+  info.client_id = "c";
+  consumers_.Register(d, info, false);
+  EXPECT_EQ(now(by_group), Outcome::kPullNotFound);  // empty queue at 0, no suspend flag
+  by_group.sub_version = 6;
+  EXPECT_EQ(now(by_group), Outcome::kSubscriptionNotLatest);
+  // A group whose consumeEnable is off may not pull.
+  SubscriptionGroupConfig off = groups_.FindOrCreate("G");
+  off.consume_enable = false;
+  groups_.Upsert(off);
+  EXPECT_EQ(now(Pull(0, 0, "*")), Outcome::kNoPermission);
+}
+
+TEST_F(ServicesTest, SendRefusesBeforeStoringAnything) {
+  const int64_t before = store_->MaxPhysicalOffset().value();
+  EXPECT_EQ(Send("TBW102", 0, "x", "a").verdict.outcome, Outcome::kNoPermission);
+  EXPECT_EQ(Send("SCHEDULE_TOPIC_XXXX", 0, "x", "a").verdict.outcome, Outcome::kNoPermission);
+  EXPECT_EQ(Send("bad topic", 0, "x", "a").verdict.outcome, Outcome::kInvalidArgument);
+  EXPECT_EQ(Send("T", 5, "x", "a").verdict.outcome, Outcome::kInvalidArgument);
+  SendResult big = Send("T", 0, std::string(1025, 'b'), "a");
+  EXPECT_EQ(big.verdict.outcome, Outcome::kMessageIllegal);
+  EXPECT_NE(big.verdict.remark.find("maxMessageSize"), std::string::npos) << big.verdict.remark;
+  EXPECT_EQ(store_->MaxPhysicalOffset().value(), before) << "a refused send stores nothing";
+  EXPECT_FALSE(big.stored());
+}
+
+TEST_F(ServicesTest, SendAutoCreatesFromTheTemplateAndStampsProperties) {
+  SendResult r = Send("NewTopic", -1, "auto", "a");
+  ASSERT_EQ(r.verdict.outcome, Outcome::kOk) << r.verdict.remark;
+  EXPECT_EQ(topics_created_, 1);
+  auto config = topics_.Find("NewTopic");
+  ASSERT_TRUE(config.has_value());
+  EXPECT_EQ(config->write_queue_nums, 4);  // defaultTopicQueueNums, capped by TBW102's 8
+  EXPECT_EQ(r.transaction_id.size(), 32u);  // a generated UNIQ_KEY
+  auto rec = store_->ReadRecord(PhysicalOffset(0));
+  ASSERT_TRUE(rec.ok());
+  format::DecodeResult d = format::DecodeRecord(rec->bytes, true);
+  EXPECT_EQ(format::FindProperty(d.record.properties, "UNIQ_KEY").value_or(""), r.transaction_id);
+  EXPECT_EQ(format::FindProperty(d.record.properties, "CLUSTER").value_or(""), "DefaultCluster");
+  EXPECT_EQ(format::FindProperty(d.record.properties, "TAGS").value_or(""), "a");
+}
+
+}  // namespace
+}  // namespace rocketstore::broker
