@@ -98,12 +98,14 @@ TEST(HeadersJavaVectorsTest, SendMessageV1AndReplyCodesUseTheirNames) {
   testing::ExpectRoundTrip(h, v1.code, EncodeV1);
 
   const RemotingCommand& reply_v1 = FindFrame(frames, "SEND_REPLY_MESSAGE", false).command;
-  EXPECT_EQ(reply_v1.code, 324);
+  EXPECT_EQ(reply_v1.code, ToInt(RequestCode::kSendReplyMessage));
+  EXPECT_EQ(RequestCodeName(reply_v1.code), "SEND_REPLY_MESSAGE");
   EXPECT_FALSE(SendMessageRequestHeader::UsesShortNames(reply_v1.code));
   EXPECT_EQ(MustDecode<SendMessageRequestHeader>(reply_v1).topic, "JavaCluster_REPLY_TOPIC");
 
   const RemotingCommand& reply_v2 = FindFrame(frames, "SEND_REPLY_MESSAGE_V2", false).command;
-  EXPECT_EQ(reply_v2.code, 325);
+  EXPECT_EQ(reply_v2.code, ToInt(RequestCode::kSendReplyMessageV2));
+  EXPECT_EQ(RequestCodeName(reply_v2.code), "SEND_REPLY_MESSAGE_V2");
   EXPECT_TRUE(SendMessageRequestHeader::UsesShortNames(reply_v2.code));
   const auto r2 = MustDecode<SendMessageRequestHeader>(reply_v2);
   EXPECT_EQ(r2.producer_group, "PGV_rr_replier");
