@@ -78,6 +78,10 @@ std::string_view RequestCodeName(int32_t code) {
       return "SEND_MESSAGE_V2";
     case RequestCode::kSendBatchMessage:
       return "SEND_BATCH_MESSAGE";
+    case RequestCode::kSendReplyMessage:
+      return "SEND_REPLY_MESSAGE";
+    case RequestCode::kSendReplyMessageV2:
+      return "SEND_REPLY_MESSAGE_V2";
     case RequestCode::kQueryDataVersion:
       return "QUERY_DATA_VERSION";
     case RequestCode::kBrokerHeartbeat:

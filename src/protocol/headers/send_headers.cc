@@ -29,13 +29,12 @@ struct SendNames {
 };
 constexpr SendNames kSend;
 
-constexpr int32_t kSendReplyMessageV2 = 325;
-
 }  // namespace
 
 bool SendMessageRequestHeader::UsesShortNames(int32_t code) {
   return code == ToInt(RequestCode::kSendMessageV2) ||
-         code == ToInt(RequestCode::kSendBatchMessage) || code == kSendReplyMessageV2;
+         code == ToInt(RequestCode::kSendBatchMessage) ||
+         code == ToInt(RequestCode::kSendReplyMessageV2);
 }
 
 Result<SendMessageRequestHeader> SendMessageRequestHeader::Decode(const RemotingCommand& cmd) {

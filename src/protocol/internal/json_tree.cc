@@ -91,9 +91,13 @@ const JsonNode* JsonNode::Find(std::string_view name) const {
 
 Result<JsonTree> JsonTree::Parse(std::string_view text, std::string_view what, size_t max_depth) {
   JsonTree tree;
-  tree.buffer_.reserve(text.size() + 1);
+  // NUL-terminated, plus three more NULs: RapidJSON's UTF-8 validation takes up to three
+  // continuation bytes after a lead byte without stopping at the terminator (the JSON
+  // header decoder pads the same way).
+  constexpr size_t kPadding = 4;
+  tree.buffer_.reserve(text.size() + kPadding);
   tree.buffer_.assign(text.begin(), text.end());
-  tree.buffer_.push_back('\0');
+  tree.buffer_.insert(tree.buffer_.end(), kPadding, '\0');
   TreeBuilder builder(&tree.root_, max_depth);
   rapidjson::InsituStringStream stream(tree.buffer_.data());
   constexpr unsigned kFlags = rapidjson::kParseInsituFlag | rapidjson::kParseValidateEncodingFlag |
