@@ -35,7 +35,12 @@ Status Broker::Start() {
   std::error_code fec;
   std::filesystem::create_directories(options_.store.root_dir + "/config", fec);
   if (fec) return Internal("cannot create " + options_.store.root_dir + "/config");
-  auto store = MessageStore::Open(options_.store, PosixFileSystem::Default(), Clock::Real());
+  StoreOptions store_options = options_.store;  // arrivals reach held pulls (none until serving)
+  store_options.arrival_listeners.push_back(
+      [this](std::string_view topic, int32_t queue_id, QueueOffset) {
+        OnArrival(std::string(topic), queue_id);
+      });
+  auto store = MessageStore::Open(store_options, PosixFileSystem::Default(), Clock::Real());
   if (!store.ok()) return store.status();
   store_ = std::move(store).value();
   const std::string cfg = options_.store.root_dir + "/config/";
@@ -71,9 +76,6 @@ Status Broker::Start() {
                  : options_.advertised_addr;
   auto host = format::HostAddress::Parse(address_);
   store_host_ = host.ok() ? *host : format::HostAddress::V4(127, 0, 0, 1, server_->port());
-  store_->SetArrivalListener([this](std::string_view topic, int32_t queue_id, QueueOffset) {
-    OnArrival(std::string(topic), queue_id);
-  });
   started_ = true;
   register_requested_ = true;
   hk_thread_ = std::thread([this] {

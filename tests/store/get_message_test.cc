@@ -177,10 +177,11 @@ TEST_F(GetMessageTest, SyncFlushNeverExposesUndurableMessages) {
 }
 
 TEST_F(GetMessageTest, ArrivalListenerSeesEveryQueueAdvance) {
-  Open();
   std::map<int32_t, int64_t> next;
-  store_->SetArrivalListener(
+  StoreOptions o = TestOptions();
+  o.arrival_listeners.push_back(
       [&](std::string_view, int32_t q, QueueOffset n) { next[q] = n.value(); });
+  ASSERT_OK_AND_ASSIGN(store_, MessageStore::Open(o, fs_, clock_));
   Put(10);
   EXPECT_EQ(next[0], 3);
   EXPECT_EQ(next[1], 3);

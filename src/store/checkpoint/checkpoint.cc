@@ -2,11 +2,13 @@
 
 #include <vector>
 
+#include "store/layout.h"
+
 namespace rocketstore {
 
 Result<std::unique_ptr<Checkpoint>> Checkpoint::Open(FileSystem& fs, const std::string& dir) {
   auto cp = std::unique_ptr<Checkpoint>(new Checkpoint(fs, dir));
-  const std::string path = JoinPath(dir, "checkpoint");
+  const std::string path = layout::CheckpointPath(dir);
   if (!fs.Exists(path)) return cp;
   RS_ASSIGN_OR_RETURN(auto file, fs.OpenFile(path, OpenOptions{}));
   std::vector<uint8_t> page(format::kCheckpointFileSize + 1);
@@ -76,8 +78,8 @@ Status Checkpoint::Flush() {
   std::lock_guard<std::mutex> serial(flush_mu_);
   uint8_t page[format::kCheckpointFileSize];
   format::EncodeCheckpoint(Get(), page);
-  const std::string tmp = JoinPath(dir_, "checkpoint.tmp");
-  const std::string path = JoinPath(dir_, "checkpoint");
+  const std::string tmp = layout::CheckpointTempPath(dir_);
+  const std::string path = layout::CheckpointPath(dir_);
   {
     OpenOptions oo;
     oo.create = oo.writable = true;
@@ -93,7 +95,7 @@ Status Checkpoint::Flush() {
 Status CreateAbortMarker(FileSystem& fs, const std::string& dir) {
   OpenOptions oo;
   oo.create = oo.writable = true;
-  RS_ASSIGN_OR_RETURN(auto file, fs.OpenFile(JoinPath(dir, "abort"), oo));
+  RS_ASSIGN_OR_RETURN(auto file, fs.OpenFile(layout::AbortPath(dir), oo));
   RS_RETURN_IF_ERROR(file->Truncate(0));
   // No boot id: the marker still marks a running store; a crash then counts as a power
   // loss at the next start.
@@ -106,14 +108,14 @@ Status CreateAbortMarker(FileSystem& fs, const std::string& dir) {
 }
 
 Status RemoveAbortMarker(FileSystem& fs, const std::string& dir) {
-  const std::string path = JoinPath(dir, "abort");
+  const std::string path = layout::AbortPath(dir);
   if (!fs.Exists(path)) return Status::OK();
   RS_RETURN_IF_ERROR(fs.RemoveFile(path));
   return fs.SyncDir(dir);
 }
 
 Status DistrustAbortMarker(FileSystem& fs, const std::string& dir) {
-  const std::string path = JoinPath(dir, "abort");
+  const std::string path = layout::AbortPath(dir);
   if (!fs.Exists(path)) return Status::OK();
   RS_ASSIGN_OR_RETURN(auto file, fs.OpenFile(path, OpenOptions{.writable = true}));
   // No sync: a process crash keeps the truncation (page cache), and after a power loss
@@ -122,7 +124,7 @@ Status DistrustAbortMarker(FileSystem& fs, const std::string& dir) {
 }
 
 LastExit ReadLastExit(FileSystem& fs, const std::string& dir) {
-  const std::string path = JoinPath(dir, "abort");
+  const std::string path = layout::AbortPath(dir);
   if (!fs.Exists(path)) return LastExit::kClean;
   Result<std::string> boot = fs.BootId();
   if (!boot.ok() || boot->empty()) return LastExit::kCrash;
@@ -148,7 +150,7 @@ const char* LastExitName(LastExit e) {
 }
 
 Result<std::unique_ptr<FileLock>> LockStoreDirectory(FileSystem& fs, const std::string& dir) {
-  auto lock = fs.LockFile(JoinPath(dir, "lock"));
+  auto lock = fs.LockFile(layout::LockPath(dir));
   if (!lock.ok() && lock.status().code() == StatusCode::kAlreadyExists) {
     return AlreadyExists("store directory " + dir +
                          " is in use by another rocketstore (or RocketMQ) process: its `lock` "

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "store/format/message_record.h"
+#include "store/layout.h"
 #include "store/segment/file_names.h"
 
 namespace rocketstore {
@@ -45,8 +46,7 @@ Status ValidateTopicDirName(std::string_view topic) {
 }
 
 std::string ConsumeQueueDir(const std::string& root_dir, std::string_view topic, int32_t queue_id) {
-  return JoinPath(JoinPath(JoinPath(root_dir, kConsumeQueueDirName), std::string(topic)),
-                  std::to_string(queue_id));
+  return layout::ConsumeQueueDir(root_dir, topic, queue_id);
 }
 
 namespace {

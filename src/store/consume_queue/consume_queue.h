@@ -55,13 +55,15 @@
 #include "base/status.h"
 #include "io/file_system.h"
 #include "store/format/consume_queue_unit.h"
+#include "store/layout.h"
 #include "store/segment/mapped_file.h"
 #include "store/segment/mapped_file_queue.h"
 
 namespace rocketstore {
 
-// The directory under the store root that holds every consume queue.
-inline constexpr char kConsumeQueueDirName[] = "consumequeue";
+// The directory under the store root that holds every consume queue (kept for callers
+// outside the store; store/layout.h builds the paths).
+inline constexpr const char* kConsumeQueueDirName = layout::kConsumeQueueDir;
 
 // Topic names become directory names. InvalidArgument for a name that is empty, "." or
 // "..", contains '/' or NUL, or is longer than 127 bytes (format::kMaxTopicLength), so no

@@ -33,6 +33,7 @@
 #include "store/format/message_id.h"
 #include "store/format/message_record.h"
 #include "store/format/properties.h"
+#include "store/layout.h"
 #include "store/segment/file_names.h"
 #include "tools/inspect/store_views.h"
 
@@ -56,7 +57,7 @@ int RunSummary(FileSystem& fs, const InspectOptions& options, std::FILE* out, st
   const LastExit last_exit = ReadLastExit(fs, root);
   const bool abort_present = last_exit != LastExit::kClean;
   const bool abort_this_boot = last_exit == LastExit::kProcessCrash;
-  const bool lock_present = fs.Exists(JoinPath(root, "lock"));
+  const bool lock_present = fs.Exists(layout::LockPath(root));
 
   uint64_t cl_bytes = 0, cq_bytes = 0, index_bytes = 0;
   for (const auto& [start, f] : log->segs.files) cl_bytes += f->size;
