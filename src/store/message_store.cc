@@ -164,8 +164,11 @@ Status MessageStore::Recover() {
   }
   const format::CheckpointRecord cp = checkpoint_->Get();
   const bool cp_verified = checkpoint_->load_state() == Checkpoint::LoadState::kVerified;
-  const bool cp_trusted =
-      cp_verified || checkpoint_->load_state() == Checkpoint::LoadState::kRocketMq;
+  // RocketMQ's own fields are good when RocketMQ wrote them last (no extension, or ours
+  // left stale by a RocketMQ broker that ran on the store since).
+  const bool cp_trusted = cp_verified ||
+                          checkpoint_->load_state() == Checkpoint::LoadState::kRocketMq ||
+                          checkpoint_->load_state() == Checkpoint::LoadState::kStaleExtension;
   CommitLogRecoveryOptions ro;
   ro.check_crc = options_.check_crc_on_recover;
   if (cp_verified) ro.durable_floor = PhysicalOffset(cp.durable_commit_log_offset);

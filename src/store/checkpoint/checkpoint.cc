@@ -26,6 +26,9 @@ Result<std::unique_ptr<Checkpoint>> Checkpoint::Open(FileSystem& fs, const std::
     case format::CheckpointDecode::kRocketMqOnly:
       cp->load_state_ = LoadState::kRocketMq;
       break;
+    case format::CheckpointDecode::kStaleExtension:
+      cp->load_state_ = LoadState::kStaleExtension;
+      break;
     case format::CheckpointDecode::kCorruptExtension:
       cp->load_state_ = LoadState::kCorrupt;
       break;
@@ -42,6 +45,9 @@ std::string Checkpoint::LoadStateDescription() const {
       return "checkpoint without rocketstore extension (RocketMQ)";
     case LoadState::kVerified:
       return "checkpoint verified";
+    case LoadState::kStaleExtension:
+      return "checkpoint rewritten by RocketMQ since rocketstore's extension: RocketMQ's "
+             "fields used, stale extension ignored";
     case LoadState::kCorrupt:
       return "checkpoint corrupt (wrong size or CRC mismatch), ignored";
   }

@@ -108,6 +108,7 @@ int RunSummary(FileSystem& fs, const InspectOptions& options, std::FILE* out, st
       Key(w, "extension"),
           Str(w, cp->decode == format::CheckpointDecode::kWithExtension      ? "ok"
                  : cp->decode == format::CheckpointDecode::kCorruptExtension ? "corrupt"
+                 : cp->decode == format::CheckpointDecode::kStaleExtension   ? "stale"
                                                                              : "absent");
       Key(w, "durableCommitLogOffset"), w.Int64(cp->record.durable_commit_log_offset);
       Key(w, "dispatchedCommitLogOffset"), w.Int64(cp->record.dispatched_commit_log_offset);
@@ -185,6 +186,11 @@ int RunSummary(FileSystem& fs, const InspectOptions& options, std::FILE* out, st
         break;
       case format::CheckpointDecode::kCorruptExtension:
         fmt::print(out, "  rocketstore extension: CRC MISMATCH (values not trusted)\n");
+        break;
+      case format::CheckpointDecode::kStaleExtension:
+        fmt::print(out,
+                   "  rocketstore extension: stale (RocketMQ rewrote its fields since; its "
+                   "values above are used, the extension is ignored)\n");
         break;
       default:
         fmt::print(out, "  no rocketstore extension (written by RocketMQ, or empty)\n");
