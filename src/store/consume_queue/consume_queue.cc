@@ -88,7 +88,13 @@ Result<std::unique_ptr<ConsumeQueue>> ConsumeQueue::Open(FileSystem& fs,
   if (options.reserve_chunk_bytes <= 0) return InvalidArgument("reserve_chunk_bytes must be > 0");
   auto cq = std::unique_ptr<ConsumeQueue>(new ConsumeQueue(
       fs, ConsumeQueueDir(root_dir, topic, queue_id), std::string(topic), queue_id, options));
-  RS_RETURN_IF_ERROR(cq->files_->Load().WithContext("load consume queue " + cq->dir()));
+  if (Status s = cq->files_->Load(); !s.ok()) {
+    // Most likely files of another size (RocketMQ's mappedFileSizeConsumeQueue): say so.
+    return s.WithContext("load consume queue " + cq->dir() + " (files of this store are " +
+                         std::to_string(cq->file_bytes()) +
+                         " bytes; a store written with another mappedFileSizeConsumeQueue needs "
+                         "that size configured)");
+  }
   std::lock_guard<std::mutex> l(cq->write_mu_);
   cq->recovered_ = cq->files_->empty();  // nothing to recover
   cq->min_logic_offset_.store(cq->files_->MinOffset().value(), std::memory_order_release);
