@@ -87,9 +87,16 @@ class MessageStore {
   GetMessageResult GetMessage(const GetMessageRequest& request) const;
   QueueOffset GetMinOffsetInQueue(std::string_view topic, int32_t queue_id) const;
   QueueOffset GetMaxOffsetInQueue(std::string_view topic, int32_t queue_id) const;
-  // First queue offset whose message was stored at or after `timestamp` (0 for no queue).
+  // SEARCH_OFFSET_BY_TIMESTAMP as RocketMQ 4.9.8 answers it
+  // (ConsumeQueue::OffsetByTimeRocketMq498): the unit closest in time (an exact match
+  // wins), the first unit before the first message, the LAST unit (max - 1) after the
+  // newest one; 0 for an empty or unknown queue.
   Result<QueueOffset> GetOffsetInQueueByTime(std::string_view topic, int32_t queue_id,
                                              int64_t timestamp) const;
+  // The first queue offset whose message was stored at or after `timestamp`, max offset
+  // if none (5.x BoundaryType.LOWER; 0 for an unknown queue).
+  Result<QueueOffset> GetFirstOffsetInQueueAtOrAfter(std::string_view topic, int32_t queue_id,
+                                                     int64_t timestamp) const;
   // Store time of the queue's first message; kNotFound for an empty queue.
   Result<int64_t> GetEarliestMessageTime(std::string_view topic, int32_t queue_id) const;
   // Store time of the message at `offset` of the queue.
@@ -153,6 +160,8 @@ class MessageStore {
   PutMessageResult AwaitDurability(PutMessageResult result, bool wait_for_flush);
   void AwaitDurabilityAsync(PutMessageResult result, bool wait_for_flush, PutCallback done);
   Status WriteCheckpoint();
+  // Store time of the record (offset, size); kNotFound when it is no longer in the log.
+  Result<int64_t> StoreTimeAt(PhysicalOffset offset, int32_t size) const;
   // Tells the durability listeners, once per new durable offset, in increasing order.
   void NotifyDurable(PhysicalOffset durable);
 
