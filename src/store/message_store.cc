@@ -85,26 +85,7 @@ Result<std::unique_ptr<MessageStore>> MessageStore::Open(const StoreOptions& opt
   RS_ASSIGN_OR_RETURN(s.checkpoint_, Checkpoint::Open(fs, root));
   RS_ASSIGN_OR_RETURN(s.commit_log_,
                       CommitLog::Open(fs, ToCommitLogOptions(options), clock, s.health_));
-  ConsumeQueue::Options cq;
-  cq.units_per_file = options.consume_queue_units_per_file;
-  RS_ASSIGN_OR_RETURN(s.consume_queues_, ConsumeQueueTable::Open(fs, root, cq));
-  s.sinks_.push_back(s.consume_queues_.get());
-  if (options.message_index_enable) {
-    IndexOptions io;
-    io.dir = layout::IndexDir(root);
-    io.max_hash_slot_num = options.index_hash_slot_num;
-    io.max_index_num = options.index_num;
-    s.index_ = std::make_unique<IndexService>(fs, clock, io);
-    RS_RETURN_IF_ERROR(s.index_->Load().WithContext("loading index files"));
-    s.sinks_.push_back(s.index_.get());
-  }
-  const SinkContext sink_context{fs, clock, s.options_.root_dir};
-  for (const SinkFactory& make : options.extra_sinks) {
-    RS_ASSIGN_OR_RETURN(std::unique_ptr<DispatchSink> sink, make(sink_context));
-    if (!sink) return InvalidArgument("an extra sink factory returned no sink");
-    s.sinks_.push_back(sink.get());
-    s.extra_sinks_.push_back(std::move(sink));
-  }
+  RS_RETURN_IF_ERROR(s.OpenSinks());
   s.dispatcher_ = std::make_unique<Dispatcher>(
       *s.commit_log_, s.sinks_,
       Dispatcher::Options{options.tags_code_policy, options.arrival_listeners});
@@ -145,6 +126,32 @@ Result<std::unique_ptr<MessageStore>> MessageStore::Open(const StoreOptions& opt
   if (options.start_background_services) s.StartServices();
   guard.opened = true;
   return store;
+}
+
+// The sinks in dispatch order: consume queues, index, the extra sinks of the options.
+Status MessageStore::OpenSinks() {
+  const std::string& root = options_.root_dir;
+  ConsumeQueue::Options cq;
+  cq.units_per_file = options_.consume_queue_units_per_file;
+  RS_ASSIGN_OR_RETURN(consume_queues_, ConsumeQueueTable::Open(fs_, root, cq));
+  sinks_.push_back(consume_queues_.get());
+  if (options_.message_index_enable) {
+    IndexOptions io;
+    io.dir = layout::IndexDir(root);
+    io.max_hash_slot_num = options_.index_hash_slot_num;
+    io.max_index_num = options_.index_num;
+    index_ = std::make_unique<IndexService>(fs_, clock_, io);
+    RS_RETURN_IF_ERROR(index_->Load().WithContext("loading index files"));
+    sinks_.push_back(index_.get());
+  }
+  const SinkContext sink_context{fs_, clock_, options_.root_dir};
+  for (const SinkFactory& make : options_.extra_sinks) {
+    RS_ASSIGN_OR_RETURN(std::unique_ptr<DispatchSink> sink, make(sink_context));
+    if (!sink) return InvalidArgument("an extra sink factory returned no sink");
+    sinks_.push_back(sink.get());
+    extra_sinks_.push_back(std::move(sink));
+  }
+  return Status::OK();
 }
 
 // Recovery story (docs/durability.md):

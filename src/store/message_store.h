@@ -150,6 +150,7 @@ class MessageStore {
 
  private:
   MessageStore(const StoreOptions& options, FileSystem& fs, Clock& clock);
+  Status OpenSinks();
   Status Recover();
   Status CatchUpDispatch();
   void RebuildQueueOffsetTable();
