@@ -22,13 +22,13 @@ Status Broker::OpenStoreAndConfig() {
   RS_RETURN_IF_ERROR(fs_.CreateDirs(cfg));
   StoreOptions so = options_.store;
   // Long polling: a dispatched message wakes the pulls held for its queue.
-  PullHoldService* holds = holds_.get();
+  so.arrival_listeners.push_back(
+      [holds = holds_.get()](std::string_view topic, int32_t queue_id, QueueOffset next) {
+        holds->OnArrival(topic, queue_id, next.value());
+      });
   auto store = MessageStore::Open(so, fs_, clock_);
   if (!store.ok()) return store.status();
   store_ = std::move(store).value();
-  store_->SetArrivalListener([holds](std::string_view topic, int32_t queue_id, QueueOffset next) {
-    holds->OnArrival(topic, queue_id, next.value());
-  });
   topics_ = std::make_unique<TopicConfigManager>(fs_, clock_, cfg + "/topics.json");
   offsets_ = std::make_unique<ConsumerOffsetManager>(fs_, clock_, cfg + "/consumerOffset.json");
   groups_ =

@@ -115,6 +115,11 @@ Status ApplyBrokerConf(std::string_view text, BrokerOptions& o, std::vector<std:
     } else if (key == "mappedFileSizeCommitLog") {
       if (!as_int(n) || n < 4096) return bad("a size >= 4096");
       o.store.commit_log_segment_size = n;
+    } else if (key == "mappedFileSizeConsumeQueue") {  // bytes per consume-queue file
+      if (!as_int(n) || n < 20 || n > INT32_MAX || n % 20 != 0) {
+        return bad("a size in bytes, a positive multiple of 20 (one unit is 20 bytes)");
+      }
+      o.store.consume_queue_units_per_file = n / 20;
     } else if (key == "maxHashSlotNum") {
       if (!as_int(n) || n <= 0 || n > INT32_MAX) return bad("a positive int");
       o.store.index_hash_slot_num = static_cast<int32_t>(n);

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <chrono>
 
+#include "store/layout/layout.h"
+
 namespace rocketstore {
 namespace {
 
@@ -18,7 +20,7 @@ uint64_t PhysicalMemoryBytes() {
 
 CommitLogOptions ToCommitLogOptions(const StoreOptions& o) {
   CommitLogOptions c;
-  c.dir = JoinPath(o.root_dir, "commitlog");
+  c.dir = layout::CommitLogDir(o.root_dir);
   c.segment_size = o.commit_log_segment_size;
   c.max_message_body_bytes = o.max_message_body_bytes;
   c.reserve_chunk_bytes = o.reserve_chunk_bytes;
@@ -83,20 +85,10 @@ Result<std::unique_ptr<MessageStore>> MessageStore::Open(const StoreOptions& opt
   RS_ASSIGN_OR_RETURN(s.checkpoint_, Checkpoint::Open(fs, root));
   RS_ASSIGN_OR_RETURN(s.commit_log_,
                       CommitLog::Open(fs, ToCommitLogOptions(options), clock, s.health_));
-  ConsumeQueue::Options cq;
-  cq.units_per_file = options.consume_queue_units_per_file;
-  RS_ASSIGN_OR_RETURN(s.consume_queues_, ConsumeQueueTable::Open(fs, root, cq));
-  std::vector<CommitLogDispatcher*> sinks{s.consume_queues_.get()};
-  if (options.message_index_enable) {
-    IndexOptions io;
-    io.dir = JoinPath(root, "index");
-    io.max_hash_slot_num = options.index_hash_slot_num;
-    io.max_index_num = options.index_num;
-    s.index_ = std::make_unique<IndexService>(fs, clock, io);
-    RS_RETURN_IF_ERROR(s.index_->Load().WithContext("loading index files"));
-    sinks.push_back(s.index_.get());
-  }
-  s.dispatcher_ = std::make_unique<Dispatcher>(*s.commit_log_, std::move(sinks));
+  RS_RETURN_IF_ERROR(s.OpenSinks());
+  s.dispatcher_ = std::make_unique<Dispatcher>(
+      *s.commit_log_, s.sinks_,
+      Dispatcher::Options{options.tags_code_policy, options.arrival_listeners});
 
   RS_RETURN_IF_ERROR(s.Recover());
   RS_RETURN_IF_ERROR(s.CatchUpDispatch());
@@ -110,14 +102,15 @@ Result<std::unique_ptr<MessageStore>> MessageStore::Open(const StoreOptions& opt
   gc.unsafe_ack_before_flush_for_testing = options.unsafe_ack_before_flush_for_testing;
   s.group_commit_ = std::make_unique<GroupCommit>(s.commit_log_->segments(), s.health_, gc);
   s.group_commit_->SetDurableOffset(s.commit_log_->MaxOffset());
-  s.group_commit_->SetDurableListener([&s] {
+  s.group_commit_->SetDurableListener([&s](PhysicalOffset durable) {
     if (s.dispatch_runner_) s.dispatch_runner_->Wake();
+    s.NotifyDurable(durable);
   });
   s.group_commit_->SetCommitter([&s] { return s.commit_log_->CommitPending(); },
                                 [&s] { return s.commit_log_->HasPending(); });
 
   RetentionOptions ro = options.retention;
-  ro.consume_queue_dir = JoinPath(root, kConsumeQueueDirName);
+  ro.consume_queue_dir = layout::ConsumeQueueRootDir(root);
   // Never delete segments the dispatcher has not read yet.
   ro.keep_from = [&s] { return s.dispatcher_->dispatched_offset(); };
   s.retention_ =
@@ -135,26 +128,57 @@ Result<std::unique_ptr<MessageStore>> MessageStore::Open(const StoreOptions& opt
   return store;
 }
 
+// The sinks in dispatch order: consume queues, index, the extra sinks of the options.
+Status MessageStore::OpenSinks() {
+  const std::string& root = options_.root_dir;
+  ConsumeQueue::Options cq;
+  cq.units_per_file = options_.consume_queue_units_per_file;
+  RS_ASSIGN_OR_RETURN(consume_queues_, ConsumeQueueTable::Open(fs_, root, cq));
+  sinks_.push_back(consume_queues_.get());
+  if (options_.message_index_enable) {
+    IndexOptions io;
+    io.dir = layout::IndexDir(root);
+    io.max_hash_slot_num = options_.index_hash_slot_num;
+    io.max_index_num = options_.index_num;
+    index_ = std::make_unique<IndexService>(fs_, clock_, io);
+    RS_RETURN_IF_ERROR(index_->Load().WithContext("loading index files"));
+    sinks_.push_back(index_.get());
+  }
+  const SinkContext sink_context{fs_, clock_, options_.root_dir};
+  for (const SinkFactory& make : options_.extra_sinks) {
+    RS_ASSIGN_OR_RETURN(std::unique_ptr<DispatchSink> sink, make(sink_context));
+    if (!sink) return InvalidArgument("an extra sink factory returned no sink");
+    sinks_.push_back(sink.get());
+    extra_sinks_.push_back(std::move(sink));
+  }
+  return Status::OK();
+}
+
 // Recovery story (docs/durability.md):
-//  * Consume queues first: each is cut after its last valid unit.
+//  * Sinks first (PrepareRecovery): each consume queue is cut after its last valid unit.
 //  * No `abort` file: the last run shut down cleanly; walk the last three segments with
 //    CRCs checked to find the end of the log (RocketMQ's normal recovery).
 //  * `abort` present: the last run crashed. Start from the newest segment whose first
 //    record is older than the checkpoint's minTimestamp, or from the first segment when
 //    the checkpoint cannot be trusted.
-//  * Consume-queue units pointing at or past the recovered end are dropped.
+//  * The recovered log is made durable; then every sink (consume queues, index, extra
+//    sinks) drops what points at or past the recovered end and says where it resumes.
 // The walk never drops bytes the checkpoint says were durable, and what it recovers is
 // made durable before anything is built on it.
 Status MessageStore::Recover() {
-  RS_RETURN_IF_ERROR(consume_queues_->RecoverAll());
+  for (DispatchSink* sink : sinks_) {
+    RS_RETURN_IF_ERROR(sink->PrepareRecovery().WithContext(std::string(sink->SinkName())));
+  }
   const format::CheckpointRecord cp = checkpoint_->Get();
-  const bool cp_trusted = checkpoint_->load_state() == Checkpoint::LoadState::kVerified ||
-                          checkpoint_->load_state() == Checkpoint::LoadState::kRocketMq;
+  const bool cp_verified = checkpoint_->load_state() == Checkpoint::LoadState::kVerified;
+  // RocketMQ's own fields are good when RocketMQ wrote them last (no extension, or ours
+  // left stale by a RocketMQ broker that ran on the store since).
+  const bool cp_trusted = cp_verified ||
+                          checkpoint_->load_state() == Checkpoint::LoadState::kRocketMq ||
+                          checkpoint_->load_state() == Checkpoint::LoadState::kStaleExtension;
   CommitLogRecoveryOptions ro;
   ro.check_crc = options_.check_crc_on_recover;
-  if (checkpoint_->load_state() == Checkpoint::LoadState::kVerified) {
-    ro.durable_floor = PhysicalOffset(cp.durable_commit_log_offset);
-  }
+  if (cp_verified) ro.durable_floor = PhysicalOffset(cp.durable_commit_log_offset);
   if (!recovered_abnormally()) {
     ro.start = CommitLogRecoveryOptions::Start::kThirdLastSegment;
   } else {
@@ -174,7 +198,6 @@ Status MessageStore::Recover() {
   }
   RS_ASSIGN_OR_RETURN(recovery_report_, RecoverCommitLog(*commit_log_, ro));
   const PhysicalOffset end = commit_log_->MaxOffset();
-  RS_RETURN_IF_ERROR(consume_queues_->TruncateDirtyAll(end));
 
   // A process crash leaves recovered records in the page cache only: make them durable
   // before anything is built on them or acknowledged after them.
@@ -182,30 +205,26 @@ Status MessageStore::Recover() {
     RS_RETURN_IF_ERROR(file->SyncWholeFile());
   }
 
-  // Where dispatching resumes: what the checkpoint proves the consume queues hold
-  // durably; without our checkpoint extension, RocketMQ's rules.
-  PhysicalOffset from;
-  if (checkpoint_->load_state() == Checkpoint::LoadState::kVerified) {
-    from = std::min(PhysicalOffset(cp.dispatched_commit_log_offset), end);
-  } else if (recovered_abnormally()) {
-    from = recovery_report_.scan_start;
-  } else {
-    from = std::min(consume_queues_->MaxPhysicalEnd(), end);
+  // Each sink drops what points past the end and says up to where it has everything;
+  // dispatching resumes from the smallest of those (store/dispatch/sink.h).
+  SinkRecoveryContext ctx;
+  ctx.commit_log_min = commit_log_->MinOffset();
+  ctx.commit_log_end = end;
+  ctx.scan_start = recovery_report_.scan_start;
+  ctx.last_run = last_exit_ == LastExit::kClean          ? LastRun::kClean
+                 : last_exit_ == LastExit::kProcessCrash ? LastRun::kProcessCrash
+                                                         : LastRun::kCrash;
+  if (cp_verified) ctx.checkpoint_dispatched = PhysicalOffset(cp.dispatched_commit_log_offset);
+  ctx.checkpoint_index_msg_timestamp = cp.index_msg_timestamp;
+  PhysicalOffset from = end;
+  for (DispatchSink* sink : sinks_) {
+    Result<PhysicalOffset> resume = sink->Recover(ctx);
+    if (!resume.ok()) {
+      return resume.status().WithContext("recovering " + std::string(sink->SinkName()));
+    }
+    from = std::min(from, *resume);
   }
-  if (index_) {
-    // The index keeps every key it can prove complete and says where to resume.
-    // After a clean shutdown or a process crash the index files hold every byte the last
-    // run wrote, so their slot tables match their entries: the cut can undo puts instead
-    // of rebuilding the table. After a power loss, pages of either may be missing.
-    const IndexFilesState state = last_exit_ == LastExit::kClean ? IndexFilesState::kComplete
-                                  : last_exit_ == LastExit::kProcessCrash
-                                      ? IndexFilesState::kWritten
-                                      : IndexFilesState::kUnknown;
-    RS_ASSIGN_OR_RETURN(IndexRecoveryReport ir,
-                        index_->RecoverTo(end, cp.index_msg_timestamp, state));
-    index_recovery_report_ = ir;
-    from = std::min(from, ir.last_indexed.value_or(commit_log_->MinOffset()));
-  }
+  if (index_) index_recovery_report_ = index_->last_recovery_report();
   from = std::max(from, commit_log_->MinOffset());
   dispatcher_->SetDispatchedOffset(from);
   return Status::OK();
@@ -261,10 +280,6 @@ bool MessageStore::DispatchOnce() {
 
 int64_t MessageStore::DispatchBehindBytes() const {
   return dispatcher_->BehindBytes(commit_log_->MaxOffset());
-}
-
-void MessageStore::SetArrivalListener(Dispatcher::ArrivalListener listener) {
-  dispatcher_->SetArrivalListener(std::move(listener));
 }
 
 void MessageStore::StartServices() {
@@ -331,9 +346,19 @@ Status MessageStore::RunFlushStep() {
   // Errors are sticky inside the flushers and reported through health().
   if (options_.flush_disk_type == FlushDiskType::kSyncFlush) {
     group_commit_->ExpireOverdue(clock_.NowMillis());
-    return group_commit_->RunOnce();
+    return group_commit_->RunOnce();  // tells NotifyDurable itself
   }
-  return async_flusher_->RunOnce(clock_.NowMillis()).status();
+  Status s = async_flusher_->RunOnce(clock_.NowMillis()).status();
+  NotifyDurable(commit_log_->FlushedOffset());
+  return s;
+}
+
+void MessageStore::NotifyDurable(PhysicalOffset durable) {
+  if (options_.durability_listeners.empty()) return;
+  std::lock_guard<std::mutex> l(durable_notify_mu_);
+  if (durable.value() <= durable_notified_) return;
+  durable_notified_ = durable.value();
+  for (const DurabilityListener& listener : options_.durability_listeners) listener(durable);
 }
 
 Status MessageStore::RunConsumeQueueFlushStep(bool thorough) {
@@ -351,11 +376,13 @@ Status MessageStore::RunConsumeQueueFlushStep(bool thorough) {
 Status MessageStore::WriteCheckpoint() {
   const PhysicalOffset dispatched = dispatcher_->dispatched_offset();
   const int64_t logics_ts = dispatcher_->last_store_timestamp();
-  RS_RETURN_IF_ERROR(consume_queues_->FlushAll(0));
-  if (index_) {
-    RS_RETURN_IF_ERROR(index_->Flush());
-    checkpoint_->SetIndexMsgTimestamp(index_->flushed_full_file_timestamp());
+  SinkCheckpointFields fields;
+  for (DispatchSink* sink : sinks_) {
+    RS_RETURN_IF_ERROR(sink->FlushForCheckpoint().WithContext(
+        "flushing " + std::string(sink->SinkName()) + " for the checkpoint"));
+    sink->ContributeToCheckpoint(fields);
   }
+  if (fields.index_msg_timestamp) checkpoint_->SetIndexMsgTimestamp(*fields.index_msg_timestamp);
   const PhysicalOffset durable = commit_log_->FlushedOffset();
   checkpoint_->SetDurableCommitLogOffset(durable.value());
   checkpoint_->SetDispatchedCommitLogOffset(std::min(dispatched, durable).value());
@@ -437,6 +464,7 @@ Status MessageStore::Close() {
   StopServices();
   Status status = commit_log_->CommitPending();  // SYNC_FLUSH's write buffer, if any
   if (status.ok()) status = async_flusher_->FlushAll().status();
+  NotifyDurable(commit_log_->FlushedOffset());
   // Producers still waiting for a group commit hear the outcome of that final flush.
   if (group_commit_) group_commit_->RunOnce().IgnoreError();
   // Let the dispatcher finish what is left (bounded, like RocketMQ's 5 s wait).

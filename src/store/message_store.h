@@ -10,13 +10,13 @@
 //   Status s = (*store)->Close();   // clean shutdown
 //
 // Open: lock the directory (`lock`), read the checkpoint, load segments and consume
-// queues, recover (normal without `abort`, abnormal with it; docs/durability.md), make
-// the recovered data durable, re-dispatch what the consume queues lack and wait until the
-// dispatcher has caught up, create `abort`, start the services. Open returns a store that
-// is ready: every recovered message is reachable through its consume queue.
-// Close: stop services, let the dispatcher finish, flush the commit log and the consume
-// queues, write the checkpoint, and remove `abort` only if the store is healthy and
-// nothing is left undispatched. Destroying a store without Close() is like a crash.
+// queues, create the extra sinks (StoreOptions::extra_sinks), recover (normal without `abort`,
+// abnormal with it; docs/durability.md), make the recovered data durable, re-dispatch what the
+// consume queues lack and wait until the dispatcher has caught up, create `abort`, start the
+// services. Open returns a store that is ready: every recovered message is reachable through its
+// consume queue. Close: stop services, let the dispatcher finish, flush the commit log and the
+// consume queues, write the checkpoint, and remove `abort` only if the store is healthy and nothing
+// is left undispatched. Destroying a store without Close() is like a crash.
 //
 // Durability when PutMessage returns PUT_OK:
 //   ASYNC_FLUSH: the record is in the page cache: it survives a process crash and reaches
@@ -33,7 +33,9 @@
 
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <span>
+#include <vector>
 
 #include "base/clock.h"
 #include "base/result.h"
@@ -85,9 +87,16 @@ class MessageStore {
   GetMessageResult GetMessage(const GetMessageRequest& request) const;
   QueueOffset GetMinOffsetInQueue(std::string_view topic, int32_t queue_id) const;
   QueueOffset GetMaxOffsetInQueue(std::string_view topic, int32_t queue_id) const;
-  // First queue offset whose message was stored at or after `timestamp` (0 for no queue).
+  // SEARCH_OFFSET_BY_TIMESTAMP as RocketMQ 4.9.8 answers it
+  // (ConsumeQueue::OffsetByTimeRocketMq498): the unit closest in time (an exact match
+  // wins), the first unit before the first message, the LAST unit (max - 1) after the
+  // newest one; 0 for an empty or unknown queue.
   Result<QueueOffset> GetOffsetInQueueByTime(std::string_view topic, int32_t queue_id,
                                              int64_t timestamp) const;
+  // The first queue offset whose message was stored at or after `timestamp`, max offset
+  // if none (5.x BoundaryType.LOWER; 0 for an unknown queue).
+  Result<QueueOffset> GetFirstOffsetInQueueAtOrAfter(std::string_view topic, int32_t queue_id,
+                                                     int64_t timestamp) const;
   // Store time of the queue's first message; kNotFound for an empty queue.
   Result<int64_t> GetEarliestMessageTime(std::string_view topic, int32_t queue_id) const;
   // Store time of the message at `offset` of the queue.
@@ -112,8 +121,6 @@ class MessageStore {
   PhysicalOffset MinPhysicalOffset() const { return commit_log_->MinOffset(); }
   PhysicalOffset MaxPhysicalOffset() const { return commit_log_->MaxOffset(); }
 
-  // Called on the dispatcher thread when a queue gets new messages (long polling).
-  void SetArrivalListener(Dispatcher::ArrivalListener listener);
   // Bytes appended (or durable, under SYNC_FLUSH) but not yet dispatched.
   int64_t DispatchBehindBytes() const;
 
@@ -148,6 +155,7 @@ class MessageStore {
 
  private:
   MessageStore(const StoreOptions& options, FileSystem& fs, Clock& clock);
+  Status OpenSinks();
   Status Recover();
   Status CatchUpDispatch();
   void RebuildQueueOffsetTable();
@@ -158,6 +166,10 @@ class MessageStore {
   PutMessageResult AwaitDurability(PutMessageResult result, bool wait_for_flush);
   void AwaitDurabilityAsync(PutMessageResult result, bool wait_for_flush, PutCallback done);
   Status WriteCheckpoint();
+  // Store time of the record (offset, size); kNotFound when it is no longer in the log.
+  Result<int64_t> StoreTimeAt(PhysicalOffset offset, int32_t size) const;
+  // Tells the durability listeners, once per new durable offset, in increasing order.
+  void NotifyDurable(PhysicalOffset durable);
 
   const StoreOptions options_;
   // options_.InMemoryBytes of this machine's memory, read once.
@@ -170,6 +182,9 @@ class MessageStore {
   std::unique_ptr<CommitLog> commit_log_;
   std::unique_ptr<ConsumeQueueTable> consume_queues_;
   std::unique_ptr<IndexService> index_;  // null when message_index_enable is false
+  std::vector<std::unique_ptr<DispatchSink>> extra_sinks_;  // options_.extra_sinks
+  // Every sink, in dispatch order: consume queues, index, extra sinks.
+  std::vector<DispatchSink*> sinks_;
   std::unique_ptr<Dispatcher> dispatcher_;
   std::unique_ptr<AsyncFlusher> async_flusher_;
   std::unique_ptr<GroupCommit> group_commit_;
@@ -183,6 +198,8 @@ class MessageStore {
   CommitLogRecoveryReport recovery_report_;
   LastExit last_exit_ = LastExit::kClean;
   IndexRecoveryReport index_recovery_report_;
+  std::mutex durable_notify_mu_;  // serialises NotifyDurable
+  int64_t durable_notified_ = 0;  // GUARDED_BY(durable_notify_mu_)
   bool closed_ = false;
   int consecutive_dispatch_failures_ = 0;  // dispatcher thread only
   int64_t last_thorough_cq_flush_ms_ = 0;  // cq flush thread only

@@ -174,23 +174,30 @@ QueueOffset MessageStore::GetMaxOffsetInQueue(std::string_view topic, int32_t qu
   return cq ? cq->MaxOffset() : QueueOffset(0);
 }
 
+Result<int64_t> MessageStore::StoreTimeAt(PhysicalOffset offset, int32_t size) const {
+  RS_ASSIGN_OR_RETURN(CommitLogBytes bytes, commit_log_->Read(offset, size));  // kNotFound: gone
+  format::DecodeResult d = format::DecodeRecord(bytes.bytes, false);
+  if (d.outcome != format::DecodeOutcome::kRecord) {
+    return Corruption("no record at commit log offset " + std::to_string(offset.value()));
+  }
+  return d.record.store_timestamp;
+}
+
 Result<QueueOffset> MessageStore::GetOffsetInQueueByTime(std::string_view topic, int32_t queue_id,
                                                          int64_t timestamp) const {
   auto cq = consume_queues_->Find(topic, queue_id);
   if (!cq) return QueueOffset(0);
-  return cq->OffsetByTime(
-      timestamp, [this](PhysicalOffset offset, int32_t size) -> Result<int64_t> {
-        Result<CommitLogBytes> bytes = commit_log_->Read(offset, size);
-        if (!bytes.ok()) {
-          if (bytes.status().code() == StatusCode::kNotFound) return bytes.status();
-          return bytes.status();
-        }
-        format::DecodeResult d = format::DecodeRecord(bytes->bytes, false);
-        if (d.outcome != format::DecodeOutcome::kRecord) {
-          return Corruption("no record at commit log offset " + std::to_string(offset.value()));
-        }
-        return d.record.store_timestamp;
-      });
+  return cq->OffsetByTimeRocketMq498(
+      timestamp, [this](PhysicalOffset o, int32_t size) { return StoreTimeAt(o, size); });
+}
+
+Result<QueueOffset> MessageStore::GetFirstOffsetInQueueAtOrAfter(std::string_view topic,
+                                                                 int32_t queue_id,
+                                                                 int64_t timestamp) const {
+  auto cq = consume_queues_->Find(topic, queue_id);
+  if (!cq) return QueueOffset(0);
+  return cq->OffsetByTime(timestamp,
+                          [this](PhysicalOffset o, int32_t size) { return StoreTimeAt(o, size); });
 }
 
 Result<int64_t> MessageStore::GetMessageStoreTime(std::string_view topic, int32_t queue_id,

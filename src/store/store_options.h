@@ -5,9 +5,17 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
+#include <vector>
 
+#include "base/clock.h"
+#include "base/offsets.h"
+#include "base/result.h"
+#include "io/file_system.h"
 #include "store/cleanup/retention.h"
+#include "store/dispatch/sink.h"
 #include "store/flush/async_flusher.h"
 #include "store/segment/mapped_file.h"
 
@@ -17,6 +25,22 @@ enum class FlushDiskType {
   kAsyncFlush,  // ASYNC_FLUSH: a put returns once the record is in the page cache
   kSyncFlush,   // SYNC_FLUSH: a put (WAIT=true) returns once the record is on disk
 };
+
+// What an extra sink's factory gets (StoreOptions::extra_sinks). The references stay valid
+// for the store's life.
+struct SinkContext {
+  FileSystem& fs;
+  Clock& clock;
+  const std::string& root_dir;  // the store directory; a sink keeps its files in its own
+                                // subdirectory (not one named in store/layout.h)
+};
+using SinkFactory = std::function<Result<std::unique_ptr<DispatchSink>>(const SinkContext&)>;
+
+// Called when the durable (flushed) commit-log offset advances: every byte below `durable`
+// is on disk. Called one at a time with increasing offsets, on the thread that finished the
+// flush (a flush service or, under SYNC_FLUSH, a producer leading a group commit). Must be
+// short, must not block and must not put or flush (it would deadlock).
+using DurabilityListener = std::function<void(PhysicalOffset durable)>;
 
 struct StoreOptions {
   std::string root_dir = "./data";                             // storePathRootDir
@@ -76,6 +100,23 @@ struct StoreOptions {
   RetentionOptions retention;
   // Where disk usage comes from (tests inject a fake); null = the file system's numbers.
   DiskUsageSource disk_usage;
+
+  // --- seams for broker features (the store knows nothing of the features) ---
+  // Extra dispatch sinks, after the built-in consume queues and index (which the store
+  // registers itself), in this order. Open calls each factory once, after the store's own
+  // files are open and before recovery; the store owns the sinks, drives their recovery,
+  // dispatch and checkpoint flushes (store/dispatch/sink.h) and destroys them last. A
+  // factory's error fails Open.
+  std::vector<SinkFactory> extra_sinks;
+  // The tags code written into each consume-queue unit; empty = RocketMQ's jhash(TAGS)
+  // (DefaultTagsCode in store/dispatch/dispatcher.h). A delay queue sets the delivery time
+  // for its topic here, as RocketMQ 4.x does for SCHEDULE_TOPIC_XXXX.
+  TagsCodePolicy tags_code_policy;
+  // Told on the dispatcher thread, in commit-log order, when a queue gets new messages
+  // (long polling). Fixed before Open: there is no way to add one to a running store.
+  std::vector<ArrivalListener> arrival_listeners;
+  // Told when the durable commit-log offset advances (DurabilityListener above).
+  std::vector<DurabilityListener> durability_listeners;
 
   // Tests drive the background steps themselves (RunFlushStep, RunPrepareStep) when false.
   bool start_background_services = true;

@@ -36,6 +36,26 @@ TEST(BrokerConfTest, AppliesKnownKeysAndReportsOthers) {
   EXPECT_EQ(ignored, (std::vector<std::string>{"brokerRole"}));
 }
 
+// RocketMQ's consume-queue file size, in bytes (default 300,000 units = 6,000,000 bytes):
+// a store whose files have another size loads once the size is configured.
+TEST(BrokerConfTest, MappedFileSizeConsumeQueueSetsUnitsPerFile) {
+  BrokerOptions o;
+  EXPECT_EQ(o.store.consume_queue_units_per_file, 300000);
+  ASSERT_TRUE(ApplyBrokerConf("mappedFileSizeConsumeQueue=600000\n", o, nullptr).ok());
+  EXPECT_EQ(o.store.consume_queue_units_per_file, 30000);
+  ASSERT_TRUE(ApplyBrokerConf("mappedFileSizeConsumeQueue=20\n", o, nullptr).ok());
+  EXPECT_EQ(o.store.consume_queue_units_per_file, 1);
+  for (const char* bad : {"mappedFileSizeConsumeQueue=4096\n", "mappedFileSizeConsumeQueue=0\n",
+                          "mappedFileSizeConsumeQueue=-20\n", "mappedFileSizeConsumeQueue=x\n",
+                          "mappedFileSizeConsumeQueue=4294967300\n"}) {
+    Status s = ApplyBrokerConf(bad, o, nullptr);
+    ASSERT_FALSE(s.ok()) << bad;
+    EXPECT_NE(s.message().find("mappedFileSizeConsumeQueue"), std::string::npos) << bad;
+    EXPECT_NE(s.message().find("multiple of 20"), std::string::npos) << bad;
+  }
+  EXPECT_EQ(o.store.consume_queue_units_per_file, 1);  // unchanged by the bad values
+}
+
 TEST(BrokerConfTest, BadValuesNameTheKey) {
   BrokerOptions o;
   Status s = ApplyBrokerConf("listenPort=abc\n", o, nullptr);

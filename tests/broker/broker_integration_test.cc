@@ -293,6 +293,20 @@ TEST_F(BrokerIntegrationTest, ProduceConsumeOffsetsAndLookup) {
     s.SetIntField("queueId", 0);
     s.SetIntField("timestamp", 0);
     EXPECT_EQ(Call(std::move(s)).FindField("offset").value_or(""), "0");
+    // Past the newest message: 4.9.8 answers the last unit (19), not the max offset; 5.x's
+    // boundaryType LOWER the first offset stored at or after it (none: 20), UPPER the last
+    // stored at or before it (19). Java's client sends the enum name in capitals.
+    auto search_future = [this](const char* boundary) {
+      RemotingCommand f = protocol::MakeRequest(RequestCode::kSearchOffsetByTimestamp);
+      f.SetField("topic", "ItTopic");
+      f.SetIntField("queueId", 0);
+      f.SetIntField("timestamp", INT64_MAX - 1);
+      if (boundary) f.SetField("boundaryType", boundary);
+      return std::string(Call(std::move(f)).FindField("offset").value_or(""));
+    };
+    EXPECT_EQ(search_future(nullptr), "19");
+    EXPECT_EQ(search_future("LOWER"), "20");
+    EXPECT_EQ(search_future("UPPER"), "19");
   }
 
   // Find by key (the index is built by the dispatcher: allow it a moment).

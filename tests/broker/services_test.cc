@@ -35,12 +35,12 @@ class ServicesTest : public ::testing::Test {
     o.index_num = 4096;
     o.max_message_body_bytes = 1024;
     o.start_background_services = false;
+    o.arrival_listeners.push_back([this](std::string_view t, int32_t q, QueueOffset next) {
+      holds_.OnArrival(t, q, next.value());
+    });
     auto s = MessageStore::Open(o, fs_, clock_);
     ASSERT_TRUE(s.ok()) << s.status();
     store_ = std::move(s).value();
-    store_->SetArrivalListener([this](std::string_view t, int32_t q, QueueOffset next) {
-      holds_.OnArrival(t, q, next.value());
-    });
     TopicConfig tbw;
     tbw.name = "TBW102";
     tbw.read_queue_nums = tbw.write_queue_nums = 8;

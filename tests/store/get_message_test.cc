@@ -152,15 +152,49 @@ TEST_F(GetMessageTest, OffsetByTimeAndStoreTimes) {
   Open();
   const int64_t t0 = clock_.NowMillis();
   Put(40);  // message i stored at t0 + i
-  // Queue 3 holds messages 3, 7, 11, ... stored at t0+3, t0+7, ...
-  EXPECT_EQ(*store_->GetOffsetInQueueByTime("TopicTest", 3, t0), QueueOffset(0));
-  EXPECT_EQ(*store_->GetOffsetInQueueByTime("TopicTest", 3, t0 + 7), QueueOffset(1));
-  EXPECT_EQ(*store_->GetOffsetInQueueByTime("TopicTest", 3, t0 + 8), QueueOffset(2));
-  EXPECT_EQ(*store_->GetOffsetInQueueByTime("TopicTest", 3, t0 + 1000), QueueOffset(10));
+  // Queue 3 holds messages 3, 7, 11, ... stored at t0+3, t0+7, ... (10 units, one file).
+  auto by_time = [&](int64_t ts) {
+    Result<QueueOffset> r = store_->GetOffsetInQueueByTime("TopicTest", 3, ts);
+    EXPECT_TRUE(r.ok()) << r.status();
+    return r.ok() ? r->value() : -1;
+  };
+  // RocketMQ 4.9.8 (ConsumeQueue.getOffsetInQueueByTime):
+  EXPECT_EQ(by_time(t0), 0);         // before the first: the first
+  EXPECT_EQ(by_time(t0 + 7), 1);     // exact
+  EXPECT_EQ(by_time(t0 + 8), 1);     // between t0+7 and t0+11: the closer, before
+  EXPECT_EQ(by_time(t0 + 10), 2);    // ... the closer, after
+  EXPECT_EQ(by_time(t0 + 9), 1);     // ... a tie: the one before
+  EXPECT_EQ(by_time(t0 + 1000), 9);  // after the last: the LAST unit, not max (10)
   EXPECT_EQ(*store_->GetOffsetInQueueByTime("Nope", 3, t0), QueueOffset(0));
+  // A queue without a unit (RocketMQ creates it on lookup, without files): 0.
+  ASSERT_OK(store_->consume_queues().FindOrCreate("Empty", 0).status());
+  EXPECT_EQ(*store_->GetOffsetInQueueByTime("Empty", 0, t0), QueueOffset(0));
+  EXPECT_EQ(*store_->GetOffsetInQueueByTime("Empty", 0, t0 + 1000), QueueOffset(0));
+  // The lower bound (5.x BoundaryType.LOWER) keeps "first at or after".
+  EXPECT_EQ(*store_->GetFirstOffsetInQueueAtOrAfter("TopicTest", 3, t0 + 8), QueueOffset(2));
+  EXPECT_EQ(*store_->GetFirstOffsetInQueueAtOrAfter("TopicTest", 3, t0 + 1000), QueueOffset(10));
   EXPECT_EQ(*store_->GetEarliestMessageTime("TopicTest", 3), t0 + 3);
   EXPECT_EQ(*store_->GetMessageStoreTime("TopicTest", 3, QueueOffset(2)), t0 + 11);
   EXPECT_THAT(store_->GetEarliestMessageTime("Nope", 0), StatusIs(StatusCode::kNotFound));
+}
+
+// With several consume-queue files 4.9.8 first picks the file (the first one modified at or
+// after the time, the last unit's store time standing for the mtime), then searches only it.
+TEST_F(GetMessageTest, OffsetByTimeWithSeveralConsumeQueueFiles) {
+  Open();
+  const int64_t t0 = clock_.NowMillis();
+  Put(80);  // queue 3: 20 units, t0+3 .. t0+79; 16 per file: units 0..15, then 16..19
+  auto by_time = [&](int64_t ts) {
+    Result<QueueOffset> r = store_->GetOffsetInQueueByTime("TopicTest", 3, ts);
+    EXPECT_TRUE(r.ok()) << r.status();
+    return r.ok() ? r->value() : -1;
+  };
+  EXPECT_EQ(by_time(t0 + 63), 15);  // the first file's last unit, exactly
+  EXPECT_EQ(by_time(t0 + 64), 16);  // past the first file: the second's first unit, though
+                                    // unit 15 (t0+63) is closer
+  EXPECT_EQ(by_time(t0 + 70), 17);  // in the second file: the closer neighbour (t0+71)
+  EXPECT_EQ(by_time(t0 + 5000), 19);
+  EXPECT_EQ(by_time(0), 0);
 }
 
 TEST_F(GetMessageTest, SyncFlushNeverExposesUndurableMessages) {
@@ -177,10 +211,11 @@ TEST_F(GetMessageTest, SyncFlushNeverExposesUndurableMessages) {
 }
 
 TEST_F(GetMessageTest, ArrivalListenerSeesEveryQueueAdvance) {
-  Open();
   std::map<int32_t, int64_t> next;
-  store_->SetArrivalListener(
+  StoreOptions o = TestOptions();
+  o.arrival_listeners.push_back(
       [&](std::string_view, int32_t q, QueueOffset n) { next[q] = n.value(); });
+  ASSERT_OK_AND_ASSIGN(store_, MessageStore::Open(o, fs_, clock_));
   Put(10);
   EXPECT_EQ(next[0], 3);
   EXPECT_EQ(next[1], 3);

@@ -60,6 +60,46 @@ TEST(StoreOptionsTest, ResidentWindowFollowsRocketMqsInMemoryRatio) {
   EXPECT_EQ(o.ResidentWindowBytes(1'000'000), 0);
 }
 
+// mappedFileSizeConsumeQueue: consume-queue files of a non-default size are refused with
+// a message that names the setting, and load once the size is configured.
+TEST(MessageStoreTest, ConsumeQueueFilesOfAnotherSizeNeedThatSizeConfigured) {
+  FakeClock clock;
+  FaultInjectionFileSystem fs(clock);
+  StoreOptions o = SmallStore(FlushDiskType::kAsyncFlush);
+  o.consume_queue_units_per_file = 30;  // 600-byte files
+  {
+    ASSERT_OK_AND_ASSIGN(auto store, MessageStore::Open(o, fs, clock));
+    for (int i = 0; i < 200; ++i) ASSERT_TRUE(store->PutMessage(MakeTestMessage(i).View()).ok());
+    ASSERT_OK(store->RunDispatchStep().status());
+    ASSERT_OK(store->Close());
+  }
+  ASSERT_OK_AND_ASSIGN(auto info, fs.Stat("/store/consumequeue/TopicTest/0/00000000000000000000"));
+  EXPECT_EQ(info.size, 600u);
+  StoreOptions defaults = o;
+  defaults.consume_queue_units_per_file = 300000;
+  auto refused = MessageStore::Open(defaults, fs, clock);
+  ASSERT_THAT(refused.status(), StatusIs(StatusCode::kCorruption));
+  EXPECT_NE(refused.status().message().find("mappedFileSizeConsumeQueue"), std::string::npos)
+      << refused.status();
+  ASSERT_OK_AND_ASSIGN(auto store, MessageStore::Open(o, fs, clock));
+  EXPECT_EQ(store->GetMaxOffsetInQueue("TopicTest", 0), QueueOffset(50));  // 2 files
+  GetMessageRequest r;
+  r.group = "G";
+  r.topic = "TopicTest";
+  r.queue_id = 0;
+  r.offset = QueueOffset(29);
+  r.max_msg_nums = 4;
+  GetMessageResult got = store->GetMessage(r);
+  EXPECT_EQ(got.status, GetMessageStatus::kFound);
+  EXPECT_EQ(got.messages.size(), 1u);  // a batch ends with its file (RocketMQ's rule)
+  EXPECT_EQ(got.next_begin_offset, QueueOffset(30));
+  r.offset = QueueOffset(30);
+  got = store->GetMessage(r);
+  ASSERT_EQ(got.messages.size(), 4u);  // the second file
+  EXPECT_EQ(got.queue_offsets[0], QueueOffset(30));
+  ASSERT_OK(store->Close());
+}
+
 TEST(MessageStoreTest, FailedSyncFlushIsStickyAndNeverAcknowledged) {
   FakeClock clock;
   FaultInjectionFileSystem fs(clock);

@@ -65,10 +65,10 @@ RemotingFrontend::Reply RemotingFrontend::OnEarliestStoreTime(Cmd& r) {
 
 RemotingFrontend::Reply RemotingFrontend::OnSearchOffset(Cmd& r) {
   RS_DECODE_OR_REPLY(h, SearchOffsetRequestHeader, r);
-  const TimeBoundary boundary =
-      h->boundary_type.value_or(protocol::BoundaryType::kLower) == protocol::BoundaryType::kUpper
-          ? TimeBoundary::kUpper
-          : TimeBoundary::kLower;
+  const TimeBoundary boundary = !h->boundary_type ? TimeBoundary::kNone
+                                : *h->boundary_type == protocol::BoundaryType::kUpper
+                                    ? TimeBoundary::kUpper
+                                    : TimeBoundary::kLower;
   RemotingCommand resp = ReplyTo(r, Verdict::Ok());
   protocol::SearchOffsetResponseHeader{
       s_.query->SearchOffset(h->topic, h->queue_id, h->timestamp, boundary)}

@@ -52,12 +52,16 @@ int64_t QueryService::EarliestStoreTime(const std::string& topic, int32_t queue_
 
 int64_t QueryService::SearchOffset(const std::string& topic, int32_t queue_id, int64_t ts,
                                    TimeBoundary boundary) const {
-  if (boundary == TimeBoundary::kLower) {
+  if (boundary == TimeBoundary::kNone) {
     auto off = store_.GetOffsetInQueueByTime(topic, queue_id, ts);
     return off.ok() ? off->value() : 0;
   }
-  // Largest offset stored at or before ts: one before the first one after it.
-  auto after = store_.GetOffsetInQueueByTime(topic, queue_id, ts + 1);
+  if (boundary == TimeBoundary::kLower) {
+    auto off = store_.GetFirstOffsetInQueueAtOrAfter(topic, queue_id, ts);
+    return off.ok() ? off->value() : 0;
+  }
+  // Largest offset stored at or before ts: one before the first one stored after it.
+  auto after = store_.GetFirstOffsetInQueueAtOrAfter(topic, queue_id, ts + 1);
   const int64_t min = MinOffset(topic, queue_id);
   const int64_t max = MaxOffset(topic, queue_id);
   const int64_t v = after.ok() ? after->value() - 1 : 0;

@@ -34,8 +34,10 @@ struct QueryResult {
   int64_t index_last_update_phy_offset = 0;
 };
 
-// SEARCH_OFFSET_BY_TIMESTAMP's boundary (5.x boundaryType; 4.x always lower).
-enum class TimeBoundary { kLower, kUpper };
+// SEARCH_OFFSET_BY_TIMESTAMP's boundary: none (4.x clients) answers as 4.9.8 does (the
+// unit closest in time; the last unit past the newest); 5.x's boundaryType LOWER is the
+// first message stored at or after the time, UPPER the last one stored at or before it.
+enum class TimeBoundary { kNone, kLower, kUpper };
 
 class QueryService {
  public:

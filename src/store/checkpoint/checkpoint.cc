@@ -4,12 +4,13 @@
 #include <vector>
 
 #include "io/atomic_file.h"
+#include "store/layout/layout.h"
 
 namespace rocketstore {
 
 Result<std::unique_ptr<Checkpoint>> Checkpoint::Open(FileSystem& fs, const std::string& dir) {
   auto cp = std::unique_ptr<Checkpoint>(new Checkpoint(fs, dir));
-  const std::string path = JoinPath(dir, "checkpoint");
+  const std::string path = layout::CheckpointPath(dir);
   if (!fs.Exists(path)) return cp;
   RS_ASSIGN_OR_RETURN(auto file, fs.OpenFile(path, OpenOptions{}));
   std::vector<uint8_t> page(format::kCheckpointFileSize + 1);
@@ -27,6 +28,9 @@ Result<std::unique_ptr<Checkpoint>> Checkpoint::Open(FileSystem& fs, const std::
     case format::CheckpointDecode::kRocketMqOnly:
       cp->load_state_ = LoadState::kRocketMq;
       break;
+    case format::CheckpointDecode::kStaleExtension:
+      cp->load_state_ = LoadState::kStaleExtension;
+      break;
     case format::CheckpointDecode::kCorruptExtension:
       cp->load_state_ = LoadState::kCorrupt;
       break;
@@ -43,6 +47,9 @@ std::string Checkpoint::LoadStateDescription() const {
       return "checkpoint without rocketstore extension (RocketMQ)";
     case LoadState::kVerified:
       return "checkpoint verified";
+    case LoadState::kStaleExtension:
+      return "checkpoint rewritten by RocketMQ since rocketstore's extension: RocketMQ's "
+             "fields used, stale extension ignored";
     case LoadState::kCorrupt:
       return "checkpoint corrupt (wrong size or CRC mismatch), ignored";
   }
@@ -81,7 +88,7 @@ Status Checkpoint::Flush() {
   format::EncodeCheckpoint(Get(), page);
   // checkpoint.tmp, synced, renamed over checkpoint, directory synced. No .bak: RocketMQ
   // keeps none, and recovery copes with a missing or corrupt checkpoint.
-  return WriteFileAtomically(fs_, JoinPath(dir_, "checkpoint"),
+  return WriteFileAtomically(fs_, layout::CheckpointPath(dir_),
                              std::string_view(reinterpret_cast<const char*>(page), sizeof(page)),
                              AtomicWriteOptions{.keep_backup = false});
 }
@@ -89,7 +96,7 @@ Status Checkpoint::Flush() {
 Status CreateAbortMarker(FileSystem& fs, const std::string& dir) {
   OpenOptions oo;
   oo.create = oo.writable = true;
-  RS_ASSIGN_OR_RETURN(auto file, fs.OpenFile(JoinPath(dir, "abort"), oo));
+  RS_ASSIGN_OR_RETURN(auto file, fs.OpenFile(layout::AbortPath(dir), oo));
   RS_RETURN_IF_ERROR(file->Truncate(0));
   // No boot id: the marker still marks a running store; a crash then counts as a power
   // loss at the next start.
@@ -102,14 +109,14 @@ Status CreateAbortMarker(FileSystem& fs, const std::string& dir) {
 }
 
 Status RemoveAbortMarker(FileSystem& fs, const std::string& dir) {
-  const std::string path = JoinPath(dir, "abort");
+  const std::string path = layout::AbortPath(dir);
   if (!fs.Exists(path)) return Status::OK();
   RS_RETURN_IF_ERROR(fs.RemoveFile(path));
   return fs.SyncDir(dir);
 }
 
 Status DistrustAbortMarker(FileSystem& fs, const std::string& dir) {
-  const std::string path = JoinPath(dir, "abort");
+  const std::string path = layout::AbortPath(dir);
   if (!fs.Exists(path)) return Status::OK();
   RS_ASSIGN_OR_RETURN(auto file, fs.OpenFile(path, OpenOptions{.writable = true}));
   // No sync: a process crash keeps the truncation (page cache), and after a power loss
@@ -118,7 +125,7 @@ Status DistrustAbortMarker(FileSystem& fs, const std::string& dir) {
 }
 
 LastExit ReadLastExit(FileSystem& fs, const std::string& dir) {
-  const std::string path = JoinPath(dir, "abort");
+  const std::string path = layout::AbortPath(dir);
   if (!fs.Exists(path)) return LastExit::kClean;
   Result<std::string> boot = fs.BootId();
   if (!boot.ok() || boot->empty()) return LastExit::kCrash;
@@ -144,7 +151,7 @@ const char* LastExitName(LastExit e) {
 }
 
 Result<std::unique_ptr<FileLock>> LockStoreDirectory(FileSystem& fs, const std::string& dir) {
-  auto lock = fs.LockFile(JoinPath(dir, "lock"));
+  auto lock = fs.LockFile(layout::LockPath(dir));
   if (!lock.ok() && lock.status().code() == StatusCode::kAlreadyExists) {
     return AlreadyExists("store directory " + dir +
                          " is in use by another rocketstore (or RocketMQ) process: its `lock` "

@@ -28,7 +28,10 @@ class Checkpoint {
     kMissing,   // no checkpoint file: a new store, or one that never flushed one
     kRocketMq,  // valid RocketMQ fields, no rocketstore extension
     kVerified,  // fields and extension, CRC verified
-    kCorrupt,   // wrong size or CRC mismatch: values reset to zero, start treated dirty
+    // Our extension, but a RocketMQ broker rewrote its fields since (it ran on the store):
+    // RocketMQ's values are used as RocketMQ would use them, the extension is ignored.
+    kStaleExtension,
+    kCorrupt,  // wrong size or CRC mismatch: values reset to zero, start treated dirty
   };
 
   // Reads `<dir>/checkpoint` if present.

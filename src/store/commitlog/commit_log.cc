@@ -26,11 +26,6 @@ MappedFileQueue::Options QueueOptions(const CommitLogOptions& o) {
   return q;
 }
 
-bool TakesQueueOffset(int32_t sys_flag) {
-  const int tx = sys_flag & format::kSysFlagTransactionMask;
-  return tx == format::kTransactionNotType || tx == format::kTransactionCommit;
-}
-
 }  // namespace
 
 CommitLog::CommitLog(FileSystem& fs, const CommitLogOptions& options, Clock& clock,
@@ -188,7 +183,7 @@ PutMessageResult CommitLog::AppendLocked(std::span<const format::MessageToStore>
   }
 
   const format::MessageToStore& head = messages[0];
-  const bool takes_offset = TakesQueueOffset(head.sys_flag);
+  const bool takes_offset = format::TakesQueueOffset(head.sys_flag);
   int64_t* next_queue_offset = nullptr;
   if (takes_offset) {
     auto it = queue_offsets_.find(QueueKeyView(head.topic, head.queue_id));

@@ -1,10 +1,14 @@
 #include "store/consume_queue/consume_queue.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <optional>
+#include <vector>
 
 #include "store/format/message_record.h"
+#include "store/layout/layout.h"
 #include "store/segment/file_names.h"
 
 namespace rocketstore {
@@ -45,8 +49,7 @@ Status ValidateTopicDirName(std::string_view topic) {
 }
 
 std::string ConsumeQueueDir(const std::string& root_dir, std::string_view topic, int32_t queue_id) {
-  return JoinPath(JoinPath(JoinPath(root_dir, kConsumeQueueDirName), std::string(topic)),
-                  std::to_string(queue_id));
+  return layout::ConsumeQueueDir(root_dir, topic, queue_id);
 }
 
 namespace {
@@ -88,7 +91,13 @@ Result<std::unique_ptr<ConsumeQueue>> ConsumeQueue::Open(FileSystem& fs,
   if (options.reserve_chunk_bytes <= 0) return InvalidArgument("reserve_chunk_bytes must be > 0");
   auto cq = std::unique_ptr<ConsumeQueue>(new ConsumeQueue(
       fs, ConsumeQueueDir(root_dir, topic, queue_id), std::string(topic), queue_id, options));
-  RS_RETURN_IF_ERROR(cq->files_->Load().WithContext("load consume queue " + cq->dir()));
+  if (Status s = cq->files_->Load(); !s.ok()) {
+    // Most likely files of another size (RocketMQ's mappedFileSizeConsumeQueue): say so.
+    return s.WithContext("load consume queue " + cq->dir() + " (files of this store are " +
+                         std::to_string(cq->file_bytes()) +
+                         " bytes; a store written with another mappedFileSizeConsumeQueue needs "
+                         "that size configured)");
+  }
   std::lock_guard<std::mutex> l(cq->write_mu_);
   cq->recovered_ = cq->files_->empty();  // nothing to recover
   cq->min_logic_offset_.store(cq->files_->MinOffset().value(), std::memory_order_release);
@@ -194,6 +203,80 @@ Result<QueueOffset> ConsumeQueue::OffsetByTime(int64_t timestamp,
     }
   }
   return QueueOffset(hi);
+}
+
+Result<QueueOffset> ConsumeQueue::OffsetByTimeRocketMq498(int64_t timestamp,
+                                                          const StoreTimeFn& store_time_of) const {
+  const std::shared_ptr<MappedFileQueue> q = queue();
+  const std::vector<std::shared_ptr<MappedFile>> files = q->Files();
+  if (files.empty()) return QueueOffset(0);
+  // Store time of the unit at byte `pos` of the queue; nullopt when it has none (record
+  // gone, blank or invalid unit): Java's "phyOffset < minPhysicOffset" branch.
+  auto time_at = [&](int64_t pos) -> Result<std::optional<int64_t>> {
+    Unit unit;
+    if (!ReadUnitAt(*q, pos, &unit) || unit.IsBlank() || !unit.IsValid()) {
+      return std::optional<int64_t>();
+    }
+    Result<int64_t> t = store_time_of(unit.offset, unit.size);
+    if (!t.ok()) {
+      if (t.status().code() == StatusCode::kNotFound) return std::optional<int64_t>();
+      return t.status().WithContext("store time of queue offset " + std::to_string(pos / kUnit));
+    }
+    return std::optional<int64_t>(*t);
+  };
+  // 1. The file (getMappedFileByTime), its last unit's store time standing for its mtime.
+  std::shared_ptr<MappedFile> file = files.back();
+  for (const auto& f : files) {
+    const int64_t committed = f->committed_position();
+    if (committed < kUnit) {
+      file = f;  // empty: "modified now"
+      break;
+    }
+    RS_ASSIGN_OR_RETURN(std::optional<int64_t> last,
+                        time_at(f->start_offset().value() + committed / kUnit * kUnit - kUnit));
+    if (last && *last >= timestamp) {
+      file = f;
+      break;
+    }
+  }
+  // 2. Java's binary search over the file's readable units.
+  const int64_t from = file->start_offset().value();
+  const int64_t min_logic = min_logic_offset_.load(std::memory_order_acquire);
+  int64_t low = min_logic > from ? min_logic - from : 0;
+  int64_t high = file->committed_position() / kUnit * kUnit - kUnit;
+  int64_t target = -1, left = -1, right = -1;
+  int64_t left_time = -1, right_time = -1;
+  while (high >= low) {
+    const int64_t mid = (low + high) / (2 * kUnit) * kUnit;
+    RS_ASSIGN_OR_RETURN(std::optional<int64_t> t, time_at(from + mid));
+    if (!t) {
+      low = mid + kUnit;
+      left = mid;
+    } else if (*t == timestamp) {
+      target = mid;
+      break;
+    } else if (*t > timestamp) {
+      high = mid - kUnit;
+      right = mid;
+      right_time = *t;
+    } else {
+      low = mid + kUnit;
+      left = mid;
+      left_time = *t;
+    }
+  }
+  // 3. The exact match, else the closer neighbour.
+  int64_t offset = target;
+  if (offset == -1) {
+    if (left_time == -1) {
+      offset = right;
+    } else if (right_time == -1) {
+      offset = left;
+    } else {
+      offset = std::abs(timestamp - left_time) > std::abs(timestamp - right_time) ? right : left;
+    }
+  }
+  return QueueOffset((from + offset) / kUnit);
 }
 
 // ---- writer ----------------------------------------------------------------------------

@@ -55,13 +55,15 @@
 #include "base/status.h"
 #include "io/file_system.h"
 #include "store/format/consume_queue_unit.h"
+#include "store/layout/layout.h"
 #include "store/segment/mapped_file.h"
 #include "store/segment/mapped_file_queue.h"
 
 namespace rocketstore {
 
-// The directory under the store root that holds every consume queue.
-inline constexpr char kConsumeQueueDirName[] = "consumequeue";
+// The directory under the store root that holds every consume queue (kept for callers
+// outside the store; store/layout.h builds the paths).
+inline constexpr const char* kConsumeQueueDirName = layout::kConsumeQueueDir;
 
 // Topic names become directory names. InvalidArgument for a name that is empty, "." or
 // "..", contains '/' or NUL, or is longer than 127 bytes (format::kMaxTopicLength), so no
@@ -166,9 +168,23 @@ class ConsumeQueue {
   // [MinOffset(), MaxOffset()) whose record's store time is >= timestamp, or MaxOffset()
   // if there is none (0 for an empty queue). Store times never decrease along a queue, so
   // this is a binary search (O(log n) calls of store_time_of). A unit whose record is gone
-  // (kNotFound) counts as older than any timestamp. Differs from 4.9.8, which picks the
-  // unit closest in time and chooses the file by mtime.
+  // (kNotFound) counts as older than any timestamp. Differs from 4.9.8: see below.
   Result<QueueOffset> OffsetByTime(int64_t timestamp, const StoreTimeFn& store_time_of) const;
+  // RocketMQ 4.9.8's ConsumeQueue.getOffsetInQueueByTime, step for step:
+  //   1. The file: the first whose last modification is at or after `timestamp`, else the
+  //      last file. Java reads the file's mtime; here the store time of its last unit
+  //      stands for it (deterministic; the two differ only within the few ms between a
+  //      message's store time and its dispatch). An empty file counts as modified now.
+  //   2. In that file, from max(0, min offset - file start), Java's binary search
+  //      (mid = (low + high) / 40 * 20 in bytes): a unit whose record is gone (kNotFound,
+  //      i.e. below the commit log's min offset), blank or invalid moves right without a
+  //      time; an exact time match answers that unit (any of several equal ones).
+  //   3. Otherwise the closest in time of the last unit before and the first after
+  //      (a tie: the one before); only units after: the first after; only before: the
+  //      last before (so past the newest message the answer is the LAST unit, max - 1).
+  // An empty queue answers 0. Other store_time_of errors are returned (Java answers 0).
+  Result<QueueOffset> OffsetByTimeRocketMq498(int64_t timestamp,
+                                              const StoreTimeFn& store_time_of) const;
 
   // --- flusher ---
   // Makes every written unit durable. Returns the logical BYTE offset of the queue up to

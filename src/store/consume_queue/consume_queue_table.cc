@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "store/format/message_record.h"
+#include "store/layout/layout.h"
 
 namespace rocketstore {
 namespace {
@@ -44,12 +45,12 @@ Result<std::unique_ptr<ConsumeQueueTable>> ConsumeQueueTable::Open(
 }
 
 Status ConsumeQueueTable::LoadAll() {
-  const std::string base = JoinPath(root_dir_, kConsumeQueueDirName);
+  const std::string base = layout::ConsumeQueueRootDir(root_dir_);
   RS_RETURN_IF_ERROR(fs_.CreateDirs(base));
   RS_ASSIGN_OR_RETURN(std::vector<std::string> topics, fs_.ListDir(base));
   std::map<std::string, QueueMap, std::less<>> loaded;
   for (const std::string& topic : topics) {
-    const std::string topic_dir = JoinPath(base, topic);
+    const std::string topic_dir = layout::ConsumeQueueTopicDir(root_dir_, topic);
     if (!ValidateTopicDirName(topic).ok() || !IsDirectory(fs_, topic_dir)) continue;
     RS_ASSIGN_OR_RETURN(std::vector<std::string> ids, fs_.ListDir(topic_dir));
     for (const std::string& name : ids) {
@@ -149,9 +150,15 @@ Status ConsumeQueueTable::FlushAll(int least_pages, FlushMethod method) {
   return first_error;
 }
 
+Result<PhysicalOffset> ConsumeQueueTable::Recover(const SinkRecoveryContext& ctx) {
+  RS_RETURN_IF_ERROR(TruncateDirtyAll(ctx.commit_log_end));
+  if (ctx.checkpoint_dispatched) return std::min(*ctx.checkpoint_dispatched, ctx.commit_log_end);
+  if (ctx.last_run != LastRun::kClean) return std::min(ctx.scan_start, ctx.commit_log_end);
+  return std::min(MaxPhysicalEnd(), ctx.commit_log_end);
+}
+
 Status ConsumeQueueTable::Dispatch(const DispatchRequest& request) {
-  const int type = request.TransactionType();
-  if (type != format::kTransactionNotType && type != format::kTransactionCommit) {
+  if (!format::TakesQueueOffset(request.sys_flag)) {
     return Status::OK();  // PREPARED and ROLLBACK records are not consumable
   }
   RS_ASSIGN_OR_RETURN(std::shared_ptr<ConsumeQueue> cq,

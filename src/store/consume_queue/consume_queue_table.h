@@ -3,7 +3,8 @@
 // ConsumeQueueTable: every ConsumeQueue of one store (`<root>/consumequeue/<topic>/<id>/`),
 // RocketMQ's consumeQueueTable, and the dispatcher target that builds them.
 //
-// Startup, in this order (spec §6.3/§6.4; no concurrent users until it is done):
+// Startup, in this order (spec §6.3/§6.4; no concurrent users until it is done; the store
+// drives it through the DispatchSink interface):
 //   Open()                 loads every `consumequeue/<topic>/<queueId>` directory whose
 //                          topic is a valid name and whose queue id is a canonical
 //                          non-negative decimal int ("7", not "07" or "x"); other entries
@@ -41,12 +42,12 @@
 #include "base/status.h"
 #include "io/file_system.h"
 #include "store/consume_queue/consume_queue.h"
-#include "store/dispatch/dispatch_request.h"
+#include "store/dispatch/sink.h"
 #include "store/segment/mapped_file.h"
 
 namespace rocketstore {
 
-class ConsumeQueueTable final : public CommitLogDispatcher {
+class ConsumeQueueTable final : public DispatchSink {
  public:
   // Loads the queues under `<root_dir>/consumequeue/` (created if missing).
   static Result<std::unique_ptr<ConsumeQueueTable>> Open(FileSystem& fs, std::string root_dir,
@@ -75,8 +76,17 @@ class ConsumeQueueTable final : public CommitLogDispatcher {
   // Tries all queues and returns the first error.
   Status FlushAll(int least_pages, FlushMethod method = FlushMethod::kMsync);
 
-  // CommitLogDispatcher: PutUnit for NOT and COMMIT records, nothing for the others.
+  // DispatchSink: PutUnit for NOT and COMMIT records, nothing for the others.
+  std::string_view SinkName() const override { return "consume queues"; }
   Status Dispatch(const DispatchRequest& request) override;
+  // RecoverAll().
+  Status PrepareRecovery() override { return RecoverAll(); }
+  // TruncateDirtyAll(end), then the resume offset: the checkpoint's dispatched offset when
+  // it was verified; after a crash without it, where the commit-log walk started; after a
+  // clean shutdown, MaxPhysicalEnd() (RocketMQ's rules).
+  Result<PhysicalOffset> Recover(const SinkRecoveryContext& ctx) override;
+  // FlushAll(0).
+  Status FlushForCheckpoint() override { return FlushAll(0); }
 
  private:
   ConsumeQueueTable(FileSystem& fs, std::string root_dir, const ConsumeQueue::Options& options);

@@ -8,8 +8,12 @@
 
 namespace rocketstore {
 
+int64_t DefaultTagsCode(const DispatchRequest& request) {
+  return request.tags.empty() ? 0 : static_cast<int64_t>(JavaStringHash(request.tags));
+}
+
 void BuildDispatchRequest(PhysicalOffset offset, const format::RecordView& r,
-                          DispatchRequest* out) {
+                          const TagsCodePolicy& policy, DispatchRequest* out) {
   out->topic = r.topic;
   out->queue_id = r.queue_id;
   out->commit_log_offset = offset;
@@ -27,9 +31,9 @@ void BuildDispatchRequest(PhysicalOffset offset, const format::RecordView& r,
   format::FindProperties(r.properties, kNames, found);
   out->keys = found[0].value_or("");
   out->uniq_key = found[1].value_or("");
-  const std::string_view tags = found[2].value_or("");
-  // tagsCode: jhash(TAGS) sign-extended into the 8-byte CQ field, 0 without tags.
-  out->tags_code = tags.empty() ? 0 : static_cast<int64_t>(JavaStringHash(tags));
+  out->tags = found[2].value_or("");
+  out->tags_code = 0;
+  out->tags_code = policy ? policy(*out) : DefaultTagsCode(*out);
 }
 
 Result<int64_t> Dispatcher::RunOnce(PhysicalOffset limit, int64_t max_records) {
@@ -59,12 +63,12 @@ Result<int64_t> Dispatcher::RunOnce(PhysicalOffset limit, int64_t max_records) {
                           " does not decode: " + d.error);
       }
       const PhysicalOffset record_offset = pos + static_cast<int64_t>(at);
-      BuildDispatchRequest(record_offset, d.record, &request);
-      for (CommitLogDispatcher* sink : sinks_) {
+      BuildDispatchRequest(record_offset, d.record, options_.tags_code_policy, &request);
+      for (DispatchSink* sink : sinks_) {
         Status s = sink->Dispatch(request);
         if (!s.ok()) {
           dispatched_.store(record_offset.value(), std::memory_order_release);
-          return s.WithContext("dispatching commit log offset " +
+          return s.WithContext(std::string(sink->SinkName()) + ": dispatching commit log offset " +
                                std::to_string(record_offset.value()));
         }
       }
@@ -73,9 +77,10 @@ Result<int64_t> Dispatcher::RunOnce(PhysicalOffset limit, int64_t max_records) {
       dispatched_.store((pos + static_cast<int64_t>(at)).value(), std::memory_order_release);
       records_.fetch_add(1, std::memory_order_relaxed);
       last_store_timestamp_.store(request.store_timestamp, std::memory_order_release);
-      const int tx = request.TransactionType();
-      if (listener_ && (tx == format::kTransactionNotType || tx == format::kTransactionCommit)) {
-        listener_(request.topic, request.queue_id, request.queue_offset + 1);
+      if (format::TakesQueueOffset(request.sys_flag)) {
+        for (const ArrivalListener& listener : options_.arrival_listeners) {
+          listener(request.topic, request.queue_id, request.queue_offset + 1);
+        }
       }
     }
     if (next_segment) {

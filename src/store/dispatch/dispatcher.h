@@ -2,9 +2,9 @@
 //
 // Dispatcher: RocketMQ's "reput" service. It follows the CommitLog from the last
 // dispatched offset, turns every record into a DispatchRequest (topic, queue, offset,
-// size, tag hash, keys...) and hands it to each registered CommitLogDispatcher — the
-// ConsumeQueue builder, the IndexFile builder — in commit-log order. Then it tells the
-// arrival listener (long-polling pulls) that a queue has new messages.
+// size, tags code, keys...) and hands it to each DispatchSink (store/dispatch/sink.h) — the
+// ConsumeQueue builder, the IndexFile builder, extra sinks — in commit-log order. Then it
+// tells the arrival listeners (long-polling pulls) that a queue has new messages.
 //
 // What it may read: everything appended under ASYNC_FLUSH; under SYNC_FLUSH only what is
 // durable (`limit` passed to RunOnce), so a consumer never sees a message that a power
@@ -19,7 +19,8 @@
 // there is no polling loop.
 //
 // Thread-safety: RunOnce from one thread at a time; offsets/lag readable from any thread.
-// Ownership: the CommitLog and the sinks must outlive the dispatcher.
+// The sinks, the policy and the listeners are fixed at construction (no data race with the
+// dispatcher thread). Ownership: the CommitLog and the sinks must outlive the dispatcher.
 #pragma once
 
 #include <atomic>
@@ -31,26 +32,28 @@
 #include "base/offsets.h"
 #include "base/result.h"
 #include "store/commitlog/commit_log.h"
-#include "store/dispatch/dispatch_request.h"
+#include "store/dispatch/sink.h"
 #include "store/format/message_record.h"
 
 namespace rocketstore {
 
-// Fills `out` from a decoded record (views point into the record).
+// RocketMQ's tags code: jhash(TAGS) sign-extended into the 8-byte CQ field, 0 without tags.
+int64_t DefaultTagsCode(const DispatchRequest& request);
+
+// Fills `out` from a decoded record (views point into the record); tags_code through
+// `policy` (DefaultTagsCode when empty).
 void BuildDispatchRequest(PhysicalOffset offset, const format::RecordView& record,
-                          DispatchRequest* out);
+                          const TagsCodePolicy& policy, DispatchRequest* out);
 
 class Dispatcher {
  public:
-  // Called after a record of (topic, queue) was dispatched; `next` is the queue's new
-  // max offset. Must be cheap (it runs on the dispatcher thread).
-  using ArrivalListener =
-      std::function<void(std::string_view topic, int32_t queue_id, QueueOffset next)>;
+  struct Options {
+    TagsCodePolicy tags_code_policy;  // empty: DefaultTagsCode
+    std::vector<ArrivalListener> arrival_listeners;
+  };
 
-  Dispatcher(CommitLog& log, std::vector<CommitLogDispatcher*> sinks)
-      : log_(log), sinks_(std::move(sinks)) {}
-
-  void SetArrivalListener(ArrivalListener listener) { listener_ = std::move(listener); }
+  Dispatcher(CommitLog& log, std::vector<DispatchSink*> sinks, Options options = {})
+      : log_(log), sinks_(std::move(sinks)), options_(std::move(options)) {}
 
   // Where dispatching continues from (recovery sets it).
   void SetDispatchedOffset(PhysicalOffset offset) {
@@ -75,8 +78,8 @@ class Dispatcher {
 
  private:
   CommitLog& log_;
-  std::vector<CommitLogDispatcher*> sinks_;
-  ArrivalListener listener_;
+  const std::vector<DispatchSink*> sinks_;
+  const Options options_;
   std::atomic<int64_t> dispatched_{0};
   std::atomic<int64_t> records_{0};
   std::atomic<int64_t> last_store_timestamp_{0};

@@ -41,7 +41,7 @@ void GroupCommit::LeadFlushLocked(std::unique_lock<std::mutex>& l) {
   arrived_ = 0;
   cv_.notify_all();
   gather_cv_.notify_all();
-  CompleteDecidedLocked(l);
+  PublishLocked(l);
 }
 
 void GroupCommit::GatherLocked(std::unique_lock<std::mutex>& l, int64_t end,
@@ -71,29 +71,22 @@ void GroupCommit::GatherLocked(std::unique_lock<std::mutex>& l, int64_t end,
 void GroupCommit::RaiseDurableLocked(int64_t offset) {
   if (offset <= durable_.load(std::memory_order_relaxed)) return;
   durable_.store(offset, std::memory_order_release);
-  if (on_durable_) on_durable_();
 }
 
-template <typename Pred>
-std::vector<GroupCommit::Pending> GroupCommit::TakePendingIfLocked(Pred decided) {
-  auto keep = std::partition(pending_.begin(), pending_.end(),
-                             [&](const Pending& p) { return !decided(p); });
-  std::vector<Pending> out(std::make_move_iterator(keep), std::make_move_iterator(pending_.end()));
-  pending_.erase(keep, pending_.end());
-  pending_count_.store(pending_.size(), std::memory_order_release);
-  return out;
-}
-
-void GroupCommit::CompleteDecidedLocked(std::unique_lock<std::mutex>& l) {
-  if (pending_.empty()) return;
+void GroupCommit::PublishLocked(std::unique_lock<std::mutex>& l) {
   const int64_t durable = durable_.load(std::memory_order_relaxed);
-  const bool failed = !error_.ok();
-  std::vector<Pending> decided =
-      TakePendingIfLocked([&](const Pending& p) { return failed || p.end <= durable; });
-  if (decided.empty()) return;
+  const bool moved = durable > published_;
+  const bool fail = !error_.ok() && !error_published_;
+  if (!moved && !fail) return;
+  published_ = std::max(published_, durable);
+  error_published_ = error_published_ || fail;
   const Status error = error_;
   l.unlock();
-  for (Pending& p : decided) p.done(error);
+  if (fail) waiters_.Fail(error);
+  if (moved) {
+    waiters_.Advance(durable);
+    if (on_durable_) on_durable_(PhysicalOffset(durable));
+  }
   l.lock();
 }
 
@@ -103,34 +96,22 @@ Status GroupCommit::TimeoutError(int64_t end) const {
 }
 
 void GroupCommit::WhenDurable(PhysicalOffset end, int64_t deadline_ms, DurableCallback done) {
-  std::unique_lock<std::mutex> l(mu_);
-  ++waits_;
-  Status outcome;
-  if (options_.unsafe_ack_before_flush_for_testing) {
-    outcome = Status::OK();
-  } else if (!error_.ok()) {
-    outcome = error_;
-  } else if (durable_.load(std::memory_order_relaxed) < end.value()) {
-    pending_.push_back(Pending{end.value(), deadline_ms, std::move(done)});
-    pending_count_.store(pending_.size(), std::memory_order_release);
-    return;
-  }
-  l.unlock();
-  done(outcome);
-}
-
-void GroupCommit::ExpireOverdue(int64_t now_ms) {
-  std::vector<Pending> overdue;
   {
     std::lock_guard<std::mutex> l(mu_);
-    overdue = TakePendingIfLocked([now_ms](const Pending& p) { return p.deadline_ms < now_ms; });
+    ++waits_;
+    if (!options_.unsafe_ack_before_flush_for_testing) {
+      // Decided at once when the durable offset or the error was published already; else
+      // the next PublishLocked decides it.
+      waiters_.Wait(end.value(), deadline_ms, std::move(done));
+      return;
+    }
   }
-  for (Pending& p : overdue) p.done(TimeoutError(p.end));
+  done(Status::OK());
 }
 
-bool GroupCommit::HasPendingCallbacks() const {
-  return pending_count_.load(std::memory_order_acquire) > 0;
-}
+void GroupCommit::ExpireOverdue(int64_t now_ms) { waiters_.ExpireOverdue(now_ms); }
+
+bool GroupCommit::HasPendingCallbacks() const { return waiters_.size() > 0; }
 
 Status GroupCommit::WaitDurable(PhysicalOffset end) {
   const auto deadline =
@@ -186,14 +167,18 @@ Status GroupCommit::RunOnce() {
       cv_.notify_all();  // blocking waiters (and a gatherer) the other flush satisfied
       gather_cv_.notify_all();
     }
-    CompleteDecidedLocked(l);
+    PublishLocked(l);
   }
   return error_;
 }
 
 void GroupCommit::SetDurableOffset(PhysicalOffset offset) {
-  std::lock_guard<std::mutex> l(mu_);
-  durable_.store(offset.value(), std::memory_order_release);
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    durable_.store(offset.value(), std::memory_order_release);
+    published_ = offset.value();
+  }
+  waiters_.Advance(offset.value());
 }
 
 PhysicalOffset GroupCommit::durable_offset() const {

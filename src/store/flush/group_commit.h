@@ -32,7 +32,8 @@
 // or RunOnce() on the store's group-commit thread — completes every callback the flush
 // satisfied, on its own thread and without holding any lock, so a callback may append the
 // producer's next message and register again; RunOnce() keeps flushing while callbacks
-// are pending. ExpireOverdue(now) answers callbacks past their deadline with
+// are pending. The callbacks are parked in an OffsetWaiters (offset_waiters.h) keyed by
+// the durable offset. ExpireOverdue(now) answers callbacks past their deadline with
 // kDeadlineExceeded; a watcher calls it every 10 ms, so a flush stuck in the kernel still
 // gets its producers FLUSH_DISK_TIMEOUT on time (RocketMQ's FlushDiskWatcher).
 //
@@ -54,6 +55,7 @@
 #include "base/offsets.h"
 #include "base/status.h"
 #include "store/common/store_health.h"
+#include "store/flush/offset_waiters.h"
 #include "store/segment/mapped_file_queue.h"
 
 namespace rocketstore {
@@ -92,9 +94,14 @@ class GroupCommit {
   // and completes the callbacks it satisfied. Returns the sticky error if any.
   Status RunOnce();
 
-  // Called (on the flushing thread) after a flush made more data durable: the dispatcher
-  // uses it to expose newly durable messages under SYNC_FLUSH. Set before use.
-  void SetDurableListener(std::function<void()> listener) { on_durable_ = std::move(listener); }
+  // Called with the new durable offset after a flush made more data durable (the store
+  // wakes the dispatcher, which exposes newly durable messages under SYNC_FLUSH, and tells
+  // its durability listeners). Runs on the flushing thread without GroupCommit's lock;
+  // two flushing threads may call it at once, so offsets may arrive out of order. Set
+  // before use.
+  void SetDurableListener(std::function<void(PhysicalOffset)> listener) {
+    on_durable_ = std::move(listener);
+  }
   // For a log that buffers appends (CommitLog::append_with_pwrite): `commit` writes the
   // buffer into the file before each flush; `pending` says whether there is any. Set
   // before use.
@@ -114,11 +121,6 @@ class GroupCommit {
   int64_t gather_timeouts() const;
 
  private:
-  struct Pending {
-    int64_t end;
-    int64_t deadline_ms;
-    DurableCallback done;
-  };
   // REQUIRES: l holds mu_ and no flush is in progress. Flushes with the lock released,
   // then completes the callbacks the flush decided (also with the lock released).
   void LeadFlushLocked(std::unique_lock<std::mutex>& l);
@@ -130,14 +132,11 @@ class GroupCommit {
   // producers the last flush released to arrive again; see "Gathering".
   void GatherLocked(std::unique_lock<std::mutex>& l, int64_t end,
                     std::chrono::steady_clock::time_point deadline);
-  // durable_ = max(durable_, offset); tells the listener when it moved.
+  // durable_ = max(durable_, offset).
   void RaiseDurableLocked(int64_t offset);
-  // Moves out the callbacks for which `decided` holds.
-  template <typename Pred>
-  std::vector<Pending> TakePendingIfLocked(Pred decided);
-  // Completes, with mu_ released meanwhile, the callbacks that the durable offset or the
-  // sticky error decides.
-  void CompleteDecidedLocked(std::unique_lock<std::mutex>& l);
+  // Publishes a new durable offset or the sticky error, with mu_ released meanwhile: the
+  // callbacks it decides run, and the durable listener hears of the new offset.
+  void PublishLocked(std::unique_lock<std::mutex>& l);
   Status TimeoutError(int64_t end) const;
 
   MappedFileQueue& segments_;
@@ -154,16 +153,17 @@ class GroupCommit {
   int arrived_ = 0;                 // GUARDED_BY(mu_): WaitDurable calls since the last flush ended
   int64_t recent_flush_nanos_ = 0;  // GUARDED_BY(mu_): moving average of flush time
   std::atomic<int64_t> durable_{0};  // written under mu_, read lock-free
-  std::function<void()> on_durable_;
+  std::function<void(PhysicalOffset)> on_durable_;
   std::function<Status()> commit_;
   std::function<bool()> has_pending_;
-  std::vector<Pending> pending_;          // GUARDED_BY(mu_)
-  std::atomic<size_t> pending_count_{0};  // pending_.size(), readable without the lock
-  Status error_;                          // GUARDED_BY(mu_), sticky
-  int64_t flushes_ = 0;                   // GUARDED_BY(mu_)
-  int64_t waits_ = 0;                     // GUARDED_BY(mu_)
-  int64_t flush_nanos_ = 0;               // GUARDED_BY(mu_)
-  int64_t gather_timeouts_ = 0;           // GUARDED_BY(mu_)
+  OffsetWaiters waiters_{[this](int64_t end) { return TimeoutError(end); }};
+  int64_t published_ = 0;         // GUARDED_BY(mu_): durable offset last published
+  bool error_published_ = false;  // GUARDED_BY(mu_)
+  Status error_;                  // GUARDED_BY(mu_), sticky
+  int64_t flushes_ = 0;           // GUARDED_BY(mu_)
+  int64_t waits_ = 0;             // GUARDED_BY(mu_)
+  int64_t flush_nanos_ = 0;       // GUARDED_BY(mu_)
+  int64_t gather_timeouts_ = 0;   // GUARDED_BY(mu_)
 };
 
 }  // namespace rocketstore

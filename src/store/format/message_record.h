@@ -130,6 +130,13 @@ inline constexpr int32_t kTransactionNotType = 0x0;
 inline constexpr int32_t kTransactionPrepared = 0x4;
 inline constexpr int32_t kTransactionCommit = 0x8;
 inline constexpr int32_t kTransactionRollback = 0xC;
+// Whether a record with this SYSFLAG takes a queue offset and gets a consume-queue unit:
+// non-transactional and COMMIT records do; PREPARED and ROLLBACK records do not (RocketMQ's
+// CommitLog.doAppend / DefaultMessageStore.doDispatch transaction-type switch).
+constexpr bool TakesQueueOffset(int32_t sys_flag) {
+  const int32_t tx = sys_flag & kSysFlagTransactionMask;
+  return tx == kTransactionNotType || tx == kTransactionCommit;
+}
 inline constexpr int32_t kSysFlagBornHostV6 = 0x10;
 inline constexpr int32_t kSysFlagStoreHostV6 = 0x20;
 inline constexpr int32_t kSysFlagNeedUnwrap = 0x40;

@@ -290,4 +290,11 @@ std::string RemoveProperty(std::string_view props, std::string_view name) {
   return out;
 }
 
+std::vector<std::string_view> SplitKeys(std::string_view keys) {
+  std::vector<std::string_view> out;
+  std::string_view key;
+  while (NextKey(keys, key)) out.push_back(key);
+  return out;
+}
+
 }  // namespace rocketstore::format

@@ -98,6 +98,22 @@ inline constexpr std::string_view kPropertyShardingKey = "__SHARDINGKEY";
 // Separator between the keys in KEYS (MessageConst.KEY_SEPARATOR).
 inline constexpr char kKeySeparator = ' ';
 
+// THE splitter of a KEYS value (index building, key queries, inspect): the keys are the
+// kKeySeparator-separated tokens, empty tokens skipped (RocketMQ's IndexService splits on
+// the separator and indexes keys of length > 0). Takes the next key off the front of
+// `rest` into `key`; false when no key is left. No allocation (the dispatcher's hot path).
+inline bool NextKey(std::string_view& rest, std::string_view& key) {
+  while (!rest.empty()) {
+    const size_t sp = rest.find(kKeySeparator);
+    key = rest.substr(0, sp);
+    rest = sp == std::string_view::npos ? std::string_view() : rest.substr(sp + 1);
+    if (!key.empty()) return true;
+  }
+  return false;
+}
+// All keys of a KEYS value, in order (views into `keys`).
+std::vector<std::string_view> SplitKeys(std::string_view keys);
+
 // Which RocketMQ the output must match.
 struct PropertiesFormat {
   int initial_capacity = 16;        // HashMap capacity; rounded up to a power of two

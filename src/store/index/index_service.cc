@@ -145,6 +145,19 @@ Status IndexService::PutKeyLocked(std::shared_ptr<IndexFile>* file, std::string_
   return Internal("index: a new file refused its first key");
 }
 
+Result<PhysicalOffset> IndexService::Recover(const SinkRecoveryContext& ctx) {
+  // After a clean shutdown or a process crash the index files hold every byte the last
+  // run wrote, so their slot tables match their entries: the cut can undo puts instead of
+  // rebuilding the table. After a power loss, pages of either may be missing.
+  const IndexFilesState state = ctx.last_run == LastRun::kClean ? IndexFilesState::kComplete
+                                : ctx.last_run == LastRun::kProcessCrash
+                                    ? IndexFilesState::kWritten
+                                    : IndexFilesState::kUnknown;
+  RS_ASSIGN_OR_RETURN(last_recovery_report_,
+                      RecoverTo(ctx.commit_log_end, ctx.checkpoint_index_msg_timestamp, state));
+  return last_recovery_report_.last_indexed.value_or(ctx.commit_log_min);
+}
+
 Status IndexService::Dispatch(const DispatchRequest& request) {
   std::lock_guard<std::mutex> w(write_mu_);
   RS_ASSIGN_OR_RETURN(std::shared_ptr<IndexFile> file, WritableFileLocked());
@@ -167,13 +180,8 @@ Status IndexService::Dispatch(const DispatchRequest& request) {
   };
   if (!request.uniq_key.empty()) RS_RETURN_IF_ERROR(put(request.uniq_key));
   std::string_view keys = request.keys;
-  while (!keys.empty()) {
-    const size_t sp = keys.find(format::kKeySeparator);
-    const std::string_view token = keys.substr(0, sp);
-    if (!token.empty()) RS_RETURN_IF_ERROR(put(token));
-    if (sp == std::string_view::npos) break;
-    keys.remove_prefix(sp + 1);
-  }
+  std::string_view token;
+  while (format::NextKey(keys, token)) RS_RETURN_IF_ERROR(put(token));
   partial_offset_.reset();
   partial_keys_done_ = 0;
   if (done > 0) last_indexed_ = request.commit_log_offset;

@@ -56,7 +56,7 @@
 #include "base/offsets.h"
 #include "base/result.h"
 #include "io/file_system.h"
-#include "store/dispatch/dispatch_request.h"
+#include "store/dispatch/sink.h"
 #include "store/format/index_layout.h"
 #include "store/index/index_file.h"
 
@@ -102,7 +102,7 @@ enum class IndexFilesState {
   kComplete,  // after a clean shutdown: flushed, nothing half written
 };
 
-class IndexService final : public CommitLogDispatcher {
+class IndexService final : public DispatchSink {
  public:
   IndexService(FileSystem& fs, Clock& clock, IndexOptions options);
   ~IndexService() override;
@@ -119,6 +119,20 @@ class IndexService final : public CommitLogDispatcher {
   // continues with its remaining keys. (That memory is not persisted: a store that stops
   // after such an error must run RecoverTo at its next start, as after a crash.)
   Status Dispatch(const DispatchRequest& request) override;
+
+  // DispatchSink, the store's driving of the index: Recover runs RecoverTo(end, the
+  // checkpoint's indexMsgTimestamp, the files' state after ctx.last_run), keeps its report
+  // (last_recovery_report) and resumes after last_indexed (the commit log's start when
+  // nothing is indexed). FlushForCheckpoint is Flush; the checkpoint gets
+  // flushed_full_file_timestamp() as indexMsgTimestamp.
+  std::string_view SinkName() const override { return "index"; }
+  Result<PhysicalOffset> Recover(const SinkRecoveryContext& ctx) override;
+  Status FlushForCheckpoint() override { return Flush(); }
+  void ContributeToCheckpoint(SinkCheckpointFields& fields) const override {
+    fields.index_msg_timestamp = flushed_full_file_timestamp();
+  }
+  // What the last Recover did (empty before).
+  const IndexRecoveryReport& last_recovery_report() const { return last_recovery_report_; }
 
   // IndexService.queryOffset(topic, key, maxNum, begin, end): candidate offsets of
   // `topic#key` stored in [begin, end] (ms), newest first, at most
@@ -201,6 +215,7 @@ class IndexService final : public CommitLogDispatcher {
   std::string key_buffer_;  // GUARDED_BY(write_mu_)
 
   std::atomic<int64_t> flushed_full_timestamp_{0};
+  IndexRecoveryReport last_recovery_report_;  // set by Recover (during Open only)
 };
 
 }  // namespace rocketstore

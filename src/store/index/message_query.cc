@@ -42,12 +42,11 @@ bool RecordHasKey(const format::RecordView& record, std::string_view topic, std:
       format::FindProperty(record.properties, format::kPropertyKeys);
   if (!keys) return false;
   std::string_view rest = *keys;
-  while (true) {
-    const size_t sp = rest.find(format::kKeySeparator);
-    if (rest.substr(0, sp) == key) return true;
-    if (sp == std::string_view::npos) return false;
-    rest.remove_prefix(sp + 1);
+  std::string_view token;
+  while (format::NextKey(rest, token)) {
+    if (token == key) return true;
   }
+  return false;
 }
 
 Result<QueryMessageResult> QueryMessage(const IndexService& index, const RecordLoader& load,

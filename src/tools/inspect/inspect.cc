@@ -33,6 +33,7 @@
 #include "store/format/message_id.h"
 #include "store/format/message_record.h"
 #include "store/format/properties.h"
+#include "store/layout/layout.h"
 #include "store/segment/file_names.h"
 #include "tools/inspect/store_views.h"
 
@@ -56,7 +57,7 @@ int RunSummary(FileSystem& fs, const InspectOptions& options, std::FILE* out, st
   const LastExit last_exit = ReadLastExit(fs, root);
   const bool abort_present = last_exit != LastExit::kClean;
   const bool abort_this_boot = last_exit == LastExit::kProcessCrash;
-  const bool lock_present = fs.Exists(JoinPath(root, "lock"));
+  const bool lock_present = fs.Exists(layout::LockPath(root));
 
   uint64_t cl_bytes = 0, cq_bytes = 0, index_bytes = 0;
   for (const auto& [start, f] : log->segs.files) cl_bytes += f->size;
@@ -107,6 +108,7 @@ int RunSummary(FileSystem& fs, const InspectOptions& options, std::FILE* out, st
       Key(w, "extension"),
           Str(w, cp->decode == format::CheckpointDecode::kWithExtension      ? "ok"
                  : cp->decode == format::CheckpointDecode::kCorruptExtension ? "corrupt"
+                 : cp->decode == format::CheckpointDecode::kStaleExtension   ? "stale"
                                                                              : "absent");
       Key(w, "durableCommitLogOffset"), w.Int64(cp->record.durable_commit_log_offset);
       Key(w, "dispatchedCommitLogOffset"), w.Int64(cp->record.dispatched_commit_log_offset);
@@ -184,6 +186,11 @@ int RunSummary(FileSystem& fs, const InspectOptions& options, std::FILE* out, st
         break;
       case format::CheckpointDecode::kCorruptExtension:
         fmt::print(out, "  rocketstore extension: CRC MISMATCH (values not trusted)\n");
+        break;
+      case format::CheckpointDecode::kStaleExtension:
+        fmt::print(out,
+                   "  rocketstore extension: stale (RocketMQ rewrote its fields since; its "
+                   "values above are used, the extension is ignored)\n");
         break;
       default:
         fmt::print(out, "  no rocketstore extension (written by RocketMQ, or empty)\n");

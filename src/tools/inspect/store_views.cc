@@ -13,6 +13,7 @@
 #include "base/java_hash.h"
 #include "store/format/message_id.h"
 #include "store/format/properties.h"
+#include "store/layout/layout.h"
 #include "store/segment/file_names.h"
 
 namespace rocketstore::tools::inspect {
@@ -179,7 +180,7 @@ Result<SegmentSet> LoadSegments(FileSystem& fs, const std::string& dir) {
 
 Result<CommitLog> LoadCommitLog(FileSystem& fs, const std::string& root) {
   CommitLog log;
-  RS_ASSIGN_OR_RETURN(log.segs, LoadSegments(fs, JoinPath(root, "commitlog")));
+  RS_ASSIGN_OR_RETURN(log.segs, LoadSegments(fs, layout::CommitLogDir(root)));
   log.min_offset = log.segs.first_start();
   log.max_offset = log.Walk(log.min_offset, false, false, [&](const Step& s) {
     if (s.decoded.outcome == DecodeOutcome::kRecord) {
@@ -208,9 +209,7 @@ Result<std::unique_ptr<Queue>> LoadQueue(FileSystem& fs, const std::string& root
   auto q = std::make_unique<Queue>();
   q->topic = topic;
   q->queue_id = queue_id;
-  RS_ASSIGN_OR_RETURN(q->files,
-                      LoadSegments(fs, JoinPath(JoinPath(JoinPath(root, "consumequeue"), topic),
-                                                std::to_string(queue_id))));
+  RS_ASSIGN_OR_RETURN(q->files, LoadSegments(fs, layout::ConsumeQueueDir(root, topic, queue_id)));
   int64_t n = q->first_unit();
   const int64_t end = q->capacity_end();
   q->min_offset = -1;
@@ -234,7 +233,7 @@ Result<std::unique_ptr<Queue>> LoadQueue(FileSystem& fs, const std::string& root
 
 Result<std::vector<std::unique_ptr<Queue>>> LoadQueues(FileSystem& fs, const std::string& root) {
   std::vector<std::unique_ptr<Queue>> out;
-  const std::string cq_root = JoinPath(root, "consumequeue");
+  const std::string cq_root = layout::ConsumeQueueRootDir(root);
   auto topics = fs.ListDir(cq_root);
   if (!topics.ok()) {
     if (topics.status().code() == StatusCode::kNotFound) return out;
@@ -242,7 +241,7 @@ Result<std::vector<std::unique_ptr<Queue>>> LoadQueues(FileSystem& fs, const std
   }
   std::sort(topics->begin(), topics->end());
   for (const std::string& topic : *topics) {
-    auto ids = fs.ListDir(JoinPath(cq_root, topic));
+    auto ids = fs.ListDir(layout::ConsumeQueueTopicDir(root, topic));
     if (!ids.ok()) continue;  // not a directory
     std::vector<int32_t> qids;
     for (const std::string& s : *ids) {
@@ -267,7 +266,7 @@ bool IsIndexName(std::string_view name) {
 Result<std::vector<IndexView>> LoadIndexFiles(FileSystem& fs, const std::string& root,
                                               const InspectOptions& options) {
   std::vector<IndexView> out;
-  const std::string dir = JoinPath(root, "index");
+  const std::string dir = layout::IndexDir(root);
   auto names = fs.ListDir(dir);
   if (!names.ok()) {
     if (names.status().code() == StatusCode::kNotFound) return out;
@@ -293,8 +292,8 @@ Result<std::vector<IndexView>> LoadIndexFiles(FileSystem& fs, const std::string&
 
 Result<CheckpointView> LoadCheckpoint(FileSystem& fs, const std::string& root) {
   CheckpointView v;
-  if (!fs.Exists(JoinPath(root, "checkpoint"))) return v;
-  RS_ASSIGN_OR_RETURN(auto f, OpenReadOnly(fs, root, "checkpoint"));
+  if (!fs.Exists(layout::CheckpointPath(root))) return v;
+  RS_ASSIGN_OR_RETURN(auto f, OpenReadOnly(fs, root, layout::kCheckpointFile));
   v.present = true;
   v.size = f->size;
   if (f->size >= 40) v.decode = format::DecodeCheckpoint(f->bytes(), &v.record);
@@ -303,23 +302,11 @@ Result<CheckpointView> LoadCheckpoint(FileSystem& fs, const std::string& root) {
 
 // ---- record output -----------------------------------------------------------------------
 
-std::vector<std::string_view> SplitKeys(std::string_view keys) {
-  std::vector<std::string_view> out;
-  size_t i = 0;
-  while (i <= keys.size()) {
-    size_t j = keys.find(format::kKeySeparator, i);
-    if (j == std::string_view::npos) j = keys.size();
-    if (j > i) out.push_back(keys.substr(i, j - i));
-    i = j + 1;
-  }
-  return out;
-}
-
 std::vector<std::string_view> IndexedKeys(const RecordView& r) {
   std::vector<std::string_view> keys;
   if (auto u = format::FindProperty(r.properties, format::kPropertyUniqKey)) keys.push_back(*u);
   if (auto k = format::FindProperty(r.properties, format::kPropertyKeys)) {
-    for (auto t : SplitKeys(*k)) keys.push_back(t);
+    for (auto t : format::SplitKeys(*k)) keys.push_back(t);
   }
   return keys;
 }

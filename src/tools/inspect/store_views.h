@@ -273,8 +273,6 @@ Result<CheckpointView> LoadCheckpoint(FileSystem& fs, const std::string& root);
 
 // ---- record output -----------------------------------------------------------------------
 
-std::vector<std::string_view> SplitKeys(std::string_view keys);
-
 // The keys the dispatcher indexes for a record: KEYS tokens and UNIQ_KEY.
 std::vector<std::string_view> IndexedKeys(const RecordView& r);
 

@@ -11,6 +11,7 @@
 #include "base/java_hash.h"
 #include "store/format/message_id.h"
 #include "store/format/properties.h"
+#include "store/layout/layout.h"
 #include "store/segment/file_names.h"
 #include "tools/inspect/inspect.h"
 #include "tools/inspect/store_views.h"
@@ -57,7 +58,7 @@ int RunVerify(FileSystem& fs, const InspectOptions& options, std::FILE* out, std
 
   Problems problems{out, options.json};
   // A store holding only a commit log (e.g. `rocketstore demo`) has nothing to cross-check.
-  const bool has_queues = fs.Exists(JoinPath(root, "consumequeue"));
+  const bool has_queues = fs.Exists(layout::ConsumeQueueRootDir(root));
   if (!has_queues) {
     if (options.json) {
       JsonLine(out, [&](JsonWriter& w) {
@@ -132,8 +133,7 @@ int RunVerify(FileSystem& fs, const InspectOptions& options, std::FILE* out, std
                    fmt::format("PHYSICALOFFSET field {} but the record is at {}", r.physical_offset,
                                s.offset));
     }
-    const int tx = r.TransactionType();
-    if (has_queues && (tx == format::kTransactionNotType || tx == format::kTransactionCommit)) {
+    if (has_queues && format::TakesQueueOffset(r.sys_flag)) {
       auto it = queue_by_key.find({std::string(r.topic), r.queue_id});
       if (it == queue_by_key.end()) {
         problems.Add(s.file->path, pos,
@@ -324,7 +324,7 @@ int RunVerify(FileSystem& fs, const InspectOptions& options, std::FILE* out, std
 
   // 5. Checkpoint vs data.
   const CheckpointView& cp = *cp_or;
-  const std::string cp_path = JoinPath(root, "checkpoint");
+  const std::string cp_path = layout::CheckpointPath(root);
   if (cp.present) {
     if (cp.size != format::kCheckpointFileSize) {
       problems.Add(

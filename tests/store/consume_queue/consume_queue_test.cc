@@ -383,6 +383,30 @@ TEST_F(ConsumeQueueTest, OffsetByTimeFindsTheFirstUnitAtOrAfterTheTime) {
   EXPECT_EQ(q, QueueOffset(0));
 }
 
+TEST_F(ConsumeQueueTest, OffsetByTimeRocketMq498SkipsRecordsThatAreGone) {
+  auto cq = OpenQueue();
+  PutRange(*cq, 0, 20);
+  auto store_time = [](PhysicalOffset offset, int32_t) -> Result<int64_t> {
+    if (offset.value() < 800) return NotFound("removed");  // units 0..7
+    return 1000 + 10 * (offset.value() / 100);
+  };
+  auto at = [&](int64_t ts) {
+    auto r = cq->OffsetByTimeRocketMq498(ts, store_time);
+    EXPECT_TRUE(r.ok()) << r.status();
+    return r.ok() ? r->value() : -1;
+  };
+  EXPECT_EQ(at(0), 8);                         // the first unit whose record is still there
+  EXPECT_EQ(at(1100), 10);                     // exact
+  EXPECT_EQ(at(1104), 10);                     // closer before
+  EXPECT_EQ(at(1106), 11);                     // closer after
+  EXPECT_EQ(at(9999), 19);                     // the last unit
+  cq->CorrectMinOffset(PhysicalOffset(1200));  // min offset 12, in the second file
+  EXPECT_EQ(at(1150), 15);
+  EXPECT_EQ(at(1115), 12);  // the search starts at the min offset, not at unit 11 (1110)
+  auto failing = [](PhysicalOffset, int32_t) -> Result<int64_t> { return Corruption("bad"); };
+  EXPECT_THAT(cq->OffsetByTimeRocketMq498(1100, failing), StatusIs(StatusCode::kCorruption));
+}
+
 // ---- retention ------------------------------------------------------------------------------
 
 TEST_F(ConsumeQueueTest, DeleteFilesBelowKeepsTheLastFile) {

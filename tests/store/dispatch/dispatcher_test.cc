@@ -24,8 +24,13 @@ struct Seen {
   std::string uniq;
 };
 
-class RecordingSink : public CommitLogDispatcher {
+class RecordingSink : public DispatchSink {
  public:
+  std::string_view SinkName() const override { return "recording"; }
+  Result<PhysicalOffset> Recover(const SinkRecoveryContext& ctx) override {
+    return ctx.commit_log_end;
+  }
+  Status FlushForCheckpoint() override { return Status::OK(); }
   Status Dispatch(const DispatchRequest& r) override {
     if (fail_at_ >= 0 && static_cast<int>(seen.size()) == fail_at_) return Internal("sink full");
     seen.push_back({std::string(r.topic), r.queue_id, r.commit_log_offset.value(), r.size,
@@ -59,11 +64,12 @@ TEST_F(DispatcherTest, DispatchesEveryRecordAcrossSegmentsInOrder) {
   std::vector<PutMessageResult> puts;
   for (int i = 0; i < 40; ++i) puts.push_back(log_->Put(MakeTestMessage(i).View()));
   RecordingSink sink;
-  Dispatcher d(*log_, {&sink});
   std::vector<std::pair<int32_t, int64_t>> arrivals;
-  d.SetArrivalListener([&](std::string_view, int32_t q, QueueOffset next) {
+  Dispatcher::Options options;
+  options.arrival_listeners.push_back([&](std::string_view, int32_t q, QueueOffset next) {
     arrivals.emplace_back(q, next.value());
   });
+  Dispatcher d(*log_, {&sink}, options);
   ASSERT_OK_AND_ASSIGN(int64_t n, d.RunOnce(log_->MaxOffset()));
   EXPECT_EQ(n, 40);
   ASSERT_EQ(sink.seen.size(), 40u);
@@ -114,12 +120,60 @@ TEST_F(DispatcherTest, PreparedAndRollbackAreDispatchedButDoNotSignalArrival) {
   v.sys_flag = format::kTransactionPrepared;
   (void)log_->Put(v);
   RecordingSink sink;
-  Dispatcher d(*log_, {&sink});
   int arrivals = 0;
-  d.SetArrivalListener([&](std::string_view, int32_t, QueueOffset) { ++arrivals; });
+  Dispatcher::Options options;
+  options.arrival_listeners.push_back([&](std::string_view, int32_t, QueueOffset) { ++arrivals; });
+  Dispatcher d(*log_, {&sink}, options);
   ASSERT_OK(d.RunOnce(log_->MaxOffset()).status());
   EXPECT_EQ(sink.seen.size(), 1u);  // the index still wants it; the CQ sink filters
   EXPECT_EQ(arrivals, 0);
+}
+
+TEST_F(DispatcherTest, SinkErrorNamesTheSink) {
+  (void)log_->Put(MakeTestMessage(0).View());
+  RecordingSink sink;
+  sink.fail_at_ = 0;
+  Dispatcher d(*log_, {&sink});
+  Result<int64_t> r = d.RunOnce(log_->MaxOffset());
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().ToString().find("recording: dispatching commit log offset 0"),
+            std::string::npos)
+      << r.status();
+}
+
+TEST_F(DispatcherTest, EveryArrivalListenerHearsEveryAdvance) {
+  for (int i = 0; i < 6; ++i) (void)log_->Put(MakeTestMessage(i).View());
+  RecordingSink sink;
+  std::vector<std::string> first, second;
+  Dispatcher::Options options;
+  options.arrival_listeners.push_back([&](std::string_view, int32_t q, QueueOffset next) {
+    first.push_back(std::to_string(q) + "@" + std::to_string(next.value()));
+  });
+  options.arrival_listeners.push_back([&](std::string_view, int32_t q, QueueOffset next) {
+    second.push_back(std::to_string(q) + "@" + std::to_string(next.value()));
+  });
+  Dispatcher d(*log_, {&sink}, options);
+  ASSERT_OK(d.RunOnce(log_->MaxOffset()).status());
+  // MakeTestMessage spreads messages over queues i % 4 (see store_messages.h).
+  ASSERT_EQ(first.size(), 6u);
+  EXPECT_EQ(first, second);
+}
+
+TEST_F(DispatcherTest, TagsCodePolicyDecidesTheTagsCode) {
+  for (int i = 0; i < 3; ++i) (void)log_->Put(MakeTestMessage(i).View());
+  RecordingSink sink;
+  Dispatcher::Options options;
+  // The policy sees the request (tags, properties, store time) before the sinks do.
+  options.tags_code_policy = [](const DispatchRequest& r) {
+    return r.tags == "Tag1" ? r.store_timestamp + 1000 : DefaultTagsCode(r);
+  };
+  Dispatcher d(*log_, {&sink}, options);
+  ASSERT_OK(d.RunOnce(log_->MaxOffset()).status());
+  ASSERT_EQ(sink.seen.size(), 3u);
+  EXPECT_EQ(sink.seen[0].tags_code, JavaStringHash("Tag0"));
+  EXPECT_NE(sink.seen[1].tags_code, JavaStringHash("Tag1"));
+  EXPECT_GT(sink.seen[1].tags_code, 1000);
+  EXPECT_EQ(sink.seen[2].tags_code, JavaStringHash("Tag2"));
 }
 
 }  // namespace

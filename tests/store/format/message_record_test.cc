@@ -597,5 +597,15 @@ TEST(EncodeRecordTest, RecordViewRoundTrip) {
   EXPECT_EQ(Hex(ReEncode(r.record)), Hex(record));
 }
 
+TEST(SysFlagTest, OnlyNonTransactionalAndCommitRecordsTakeQueueOffsets) {
+  EXPECT_TRUE(TakesQueueOffset(kTransactionNotType));
+  EXPECT_TRUE(TakesQueueOffset(kTransactionCommit));
+  EXPECT_FALSE(TakesQueueOffset(kTransactionPrepared));
+  EXPECT_FALSE(TakesQueueOffset(kTransactionRollback));
+  // Other bits do not matter.
+  EXPECT_TRUE(TakesQueueOffset(kSysFlagMultiTags | kSysFlagBornHostV6 | kCompressionZlib));
+  EXPECT_FALSE(TakesQueueOffset(kTransactionPrepared | kSysFlagCompressed));
+}
+
 }  // namespace
 }  // namespace rocketstore::format

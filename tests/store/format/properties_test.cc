@@ -338,5 +338,26 @@ TEST(PropertiesBuilderTest, EmptyAndFromStringRoundTrip) {
   EXPECT_EQ(appended, "prefix" + J498("KEYS=k;TAGS=b;"));
 }
 
+TEST(SplitKeysTest, EmptyTokensAreSkipped) {
+  EXPECT_THAT(SplitKeys(""), IsEmpty());
+  EXPECT_THAT(SplitKeys("   "), IsEmpty());
+  EXPECT_THAT(SplitKeys("k1"), ElementsAre("k1"));
+  EXPECT_THAT(SplitKeys("k1 k2"), ElementsAre("k1", "k2"));
+  EXPECT_THAT(SplitKeys(" k1  k2 "), ElementsAre("k1", "k2"));
+  // Only the space separates (MessageConst.KEY_SEPARATOR): tabs are part of a key.
+  EXPECT_THAT(SplitKeys("a\tb c"), ElementsAre("a\tb", "c"));
+}
+
+TEST(SplitKeysTest, NextKeyConsumesTheInput) {
+  std::string_view rest = "a  b";
+  std::string_view key;
+  ASSERT_TRUE(NextKey(rest, key));
+  EXPECT_EQ(key, "a");
+  ASSERT_TRUE(NextKey(rest, key));
+  EXPECT_EQ(key, "b");
+  EXPECT_TRUE(rest.empty());
+  EXPECT_FALSE(NextKey(rest, key));
+}
+
 }  // namespace
 }  // namespace rocketstore::format

@@ -8,7 +8,7 @@
 
 #include "base/clock.h"
 #include "io/fault_injection_file_system.h"
-#include "store/dispatch/dispatch_request.h"
+#include "store/dispatch/sink.h"
 #include "store/index/index_service.h"
 #include "testing/status_matchers.h"
 

@@ -50,7 +50,7 @@ class FakeCommitLog {
     format::DecodeResult d = format::DecodeRecord(*bytes, true);
     if (d.outcome != format::DecodeOutcome::kRecord) return Corruption(d.error);
     DispatchRequest r;
-    BuildDispatchRequest(PhysicalOffset(offset), d.record, &r);
+    BuildDispatchRequest(PhysicalOffset(offset), d.record, TagsCodePolicy(), &r);
     return index.Dispatch(r);
   }
   void Remove(int64_t offset) { records_.erase(offset); }
@@ -234,7 +234,7 @@ TEST(MessageQueryCommitLogTest, QueriesARealCommitLog) {
     format::DecodeResult d = format::DecodeRecord(b.bytes, true);
     ASSERT_EQ(d.outcome, format::DecodeOutcome::kRecord);
     DispatchRequest r;
-    BuildDispatchRequest(put.first.offset, d.record, &r);
+    BuildDispatchRequest(put.first.offset, d.record, TagsCodePolicy(), &r);
     ASSERT_OK(index.Dispatch(r));
   }
   const RecordLoader load = CommitLogRecordLoader(*log);

@@ -632,6 +632,52 @@ TEST(InspectFaultInjectionTest, SummaryTellsWhichBootLeftTheAbortFile) {
   EXPECT_THAT(summary(), HasSubstr("\"abort\":true,\"abortThisBoot\":false"));
 }
 
+// A RocketMQ 4.9.8 broker that ran on a rocketstore store rewrote the first 24 bytes of
+// `checkpoint` (its own fields) and left our extension: the store is consistent, the
+// extension merely stale. verify passes; summary shows RocketMQ's timestamps.
+TEST_F(InspectTest, CheckpointRewrittenByRocketMqIsStaleNotCorrupt) {
+  BuildStore(40);
+  const std::string cp = dir_.path() + "/checkpoint";
+  const std::string page = ReadAll(cp);
+  ASSERT_EQ(page.size(), format::kCheckpointFileSize);
+  const int64_t physic = DecodeInt64BE(reinterpret_cast<const uint8_t*>(page.data()));
+  ASSERT_GT(physic, 7);
+  uint8_t fields[24];
+  EncodeFixed64BE(fields, static_cast<uint64_t>(physic - 7));
+  EncodeFixed64BE(fields + 8, static_cast<uint64_t>(physic - 14));
+  EncodeFixed64BE(fields + 16, 0);
+  WriteAt(cp, 0, fields, sizeof(fields));
+
+  auto v = Verify();
+  EXPECT_EQ(v.rc, 0) << v.out << v.err;
+  EXPECT_THAT(v.out, Not(HasSubstr("CRC mismatch")));
+  auto text = Capture([&](auto out, auto err) { return RunSummary(fs_, Options(), out, err); });
+  EXPECT_EQ(text.rc, 0);
+  EXPECT_THAT(text.out, HasSubstr("rocketstore extension: stale"));
+  EXPECT_THAT(text.out, HasSubstr(std::to_string(physic - 7)));
+  auto json = Capture([&](auto out, auto err) { return RunSummary(fs_, Options(true), out, err); });
+  EXPECT_THAT(json.out, HasSubstr("\"physicMsgTimestamp\":" + std::to_string(physic - 7)));
+  EXPECT_THAT(json.out, HasSubstr("\"logicsMsgTimestamp\":" + std::to_string(physic - 14)));
+  EXPECT_THAT(json.out, HasSubstr("\"extension\":\"stale\""));
+
+  // The store trusts RocketMQ's fields again and rewrites a current extension.
+  StoreOptions so;
+  so.root_dir = dir_.path();
+  so.start_background_services = false;
+  so.commit_log_segment_size = 4096;
+  so.consume_queue_units_per_file = 1024;
+  so.index_hash_slot_num = 256;
+  so.index_num = 4096;
+  FakeClock clock;
+  {
+    ASSERT_OK_AND_ASSIGN(auto store, MessageStore::Open(so, fs_, clock));
+    EXPECT_EQ(store->GetMaxOffsetInQueue("TopicTest", 0), QueueOffset(10));
+    ASSERT_OK(store->Close());
+  }
+  json = Capture([&](auto out, auto err) { return RunSummary(fs_, Options(true), out, err); });
+  EXPECT_THAT(json.out, HasSubstr("\"extension\":\"ok\""));
+}
+
 TEST_F(InspectTest, VerifyOnMissingStoreFails) {
   InspectOptions o = Options();
   o.store_dir = dir_.path() + "/nope";
