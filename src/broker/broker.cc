@@ -6,6 +6,7 @@
 #include "broker/remoting/remoting_channel.h"
 #include "io/posix_file_system.h"
 #include "log/log.h"
+#include "store/layout/layout.h"
 
 namespace rocketstore::broker {
 
@@ -18,8 +19,8 @@ Broker::Broker(BrokerOptions options, FileSystem& fs, Clock& clock)
 Broker::~Broker() { (void)Stop(); }
 
 Status Broker::OpenStoreAndConfig() {
-  const std::string cfg = options_.store.root_dir + "/config";
-  RS_RETURN_IF_ERROR(fs_.CreateDirs(cfg));
+  const std::string& root = options_.store.root_dir;
+  RS_RETURN_IF_ERROR(fs_.CreateDirs(layout::ConfigDir(root)));
   StoreOptions so = options_.store;
   // Long polling: a dispatched message wakes the pulls held for its queue.
   so.arrival_listeners.push_back(
@@ -29,10 +30,13 @@ Status Broker::OpenStoreAndConfig() {
   auto store = MessageStore::Open(so, fs_, clock_);
   if (!store.ok()) return store.status();
   store_ = std::move(store).value();
-  topics_ = std::make_unique<TopicConfigManager>(fs_, clock_, cfg + "/topics.json");
-  offsets_ = std::make_unique<ConsumerOffsetManager>(fs_, clock_, cfg + "/consumerOffset.json");
-  groups_ =
-      std::make_unique<SubscriptionGroupManager>(fs_, clock_, cfg + "/subscriptionGroup.json");
+  using layout::ConfigFile;
+  topics_ = std::make_unique<TopicConfigManager>(fs_, clock_,
+                                                 layout::ConfigPath(root, ConfigFile::kTopics));
+  offsets_ = std::make_unique<ConsumerOffsetManager>(
+      fs_, clock_, layout::ConfigPath(root, ConfigFile::kConsumerOffset));
+  groups_ = std::make_unique<SubscriptionGroupManager>(
+      fs_, clock_, layout::ConfigPath(root, ConfigFile::kSubscriptionGroup));
   for (ConfigManager* m : {static_cast<ConfigManager*>(topics_.get()),
                            static_cast<ConfigManager*>(offsets_.get()),
                            static_cast<ConfigManager*>(groups_.get())}) {

@@ -1,5 +1,7 @@
 #include "broker/broker_conf.h"
 
+#include <cstdint>
+#include <map>
 #include <sstream>
 
 #include "protocol/remoting_command.h"
@@ -27,6 +29,114 @@ std::vector<std::string> Split(std::string_view s, char sep) {
   return out;
 }
 
+// One `key=value` line of the file, with the means to read its value.
+struct Entry {
+  std::string key;
+  std::string value;
+  int line_no = 0;
+
+  Status Bad(std::string_view what) const {
+    return InvalidArgument("broker.conf line " + std::to_string(line_no) + ": " + key + "=" +
+                           value + " is not " + std::string(what));
+  }
+  // The value as a Java long in [lo, hi]; else Bad(what).
+  Result<int64_t> Int(int64_t lo, int64_t hi, std::string_view what) const {
+    auto v = protocol::ParseJavaLong(value);
+    if (!v || *v < lo || *v > hi) return Bad(what);
+    return *v;
+  }
+  Result<bool> Bool() const {
+    if (value == "true") return true;
+    if (value == "false") return false;
+    return Bad("true/false");
+  }
+};
+
+using Setter = Status (*)(const Entry&, BrokerOptions&);
+
+// Sets `field` from an int entry in [lo, hi].
+#define RS_CONF_INT(field, lo, hi, what)                     \
+  [](const Entry& e, BrokerOptions& o) -> Status {           \
+    RS_ASSIGN_OR_RETURN(int64_t n, e.Int((lo), (hi), what)); \
+    o.field = static_cast<decltype(o.field)>(n);             \
+    return Status::OK();                                     \
+  }
+#define RS_CONF_BOOL(field)                        \
+  [](const Entry& e, BrokerOptions& o) -> Status { \
+    RS_ASSIGN_OR_RETURN(bool b, e.Bool());         \
+    o.field = b;                                   \
+    return Status::OK();                           \
+  }
+#define RS_CONF_STRING(field)                      \
+  [](const Entry& e, BrokerOptions& o) -> Status { \
+    o.field = e.value;                             \
+    return Status::OK();                           \
+  }
+
+constexpr int64_t kMaxInt = INT32_MAX;
+
+const std::map<std::string_view, Setter>& Setters() {
+  static const std::map<std::string_view, Setter> table = {
+      {"brokerClusterName", RS_CONF_STRING(cluster_name)},
+      {"brokerName", RS_CONF_STRING(broker_name)},
+      {"brokerIP1", RS_CONF_STRING(advertised_addr)},  // host only: the caller adds the port
+      {"storePathRootDir", RS_CONF_STRING(store.root_dir)},
+      {"listenPort", RS_CONF_INT(server.port, 0, 65535, "a port")},
+      {"namesrvAddr",
+       [](const Entry& e, BrokerOptions& o) -> Status {
+         o.namesrv_addrs = Split(e.value, ';');
+         return Status::OK();
+       }},
+      {"autoCreateTopicEnable", RS_CONF_BOOL(auto_create_topic)},
+      {"longPollingEnable", RS_CONF_BOOL(long_polling)},
+      {"messageIndexEnable", RS_CONF_BOOL(store.message_index_enable)},
+      {"syncFlushZeroFill", RS_CONF_BOOL(store.sync_flush_zero_fill)},  // rocketstore's own
+      {"flushDiskType",
+       [](const Entry& e, BrokerOptions& o) -> Status {
+         if (e.value == "ASYNC_FLUSH") {
+           o.store.flush_disk_type = FlushDiskType::kAsyncFlush;
+         } else if (e.value == "SYNC_FLUSH") {
+           o.store.flush_disk_type = FlushDiskType::kSyncFlush;
+         } else {
+           return e.Bad("ASYNC_FLUSH or SYNC_FLUSH");
+         }
+         return Status::OK();
+       }},
+      // rocketstore's own (docs/operations.md)
+      {"commitLogResidentWindow",
+       RS_CONF_INT(store.commit_log_resident_window_bytes, 0, INT64_MAX,
+                   "a size in bytes >= 0 (0 keeps the page cache)")},
+      {"accessMessageInMemoryMaxRatio",
+       RS_CONF_INT(store.access_message_in_memory_max_ratio, 0, 100, "a percentage in [0, 100]")},
+      {"syncFlushTimeout", RS_CONF_INT(store.sync_flush_timeout_ms, 1, INT64_MAX, "a positive number")},
+      {"maxMessageSize", RS_CONF_INT(store.max_message_body_bytes, 1, INT64_MAX, "a positive number")},
+      {"mappedFileSizeCommitLog",
+       RS_CONF_INT(store.commit_log_segment_size, 4096, INT64_MAX, "a size >= 4096")},
+      // Bytes per consume-queue file; like RocketMQ (getMappedFileSizeConsumeQueue), a size
+      // that is not a multiple of the 20-byte unit is rounded up to one.
+      {"mappedFileSizeConsumeQueue",
+       [](const Entry& e, BrokerOptions& o) -> Status {
+         RS_ASSIGN_OR_RETURN(int64_t n, e.Int(1, kMaxInt, "a positive size in bytes"));
+         o.store.consume_queue_units_per_file = (n + 19) / 20;
+         return Status::OK();
+       }},
+      {"maxHashSlotNum", RS_CONF_INT(store.index_hash_slot_num, 1, kMaxInt, "a positive int")},
+      {"maxIndexNum", RS_CONF_INT(store.index_num, 2, kMaxInt, "an int > 1")},
+      {"defaultTopicQueueNums", RS_CONF_INT(default_topic_queue_nums, 1, 1024, "in [1, 1024]")},
+      {"shortPollingTimeMills",
+       RS_CONF_INT(short_polling_ms, 1, INT64_MAX, "a positive number of milliseconds")},
+      {"flushConsumerOffsetInterval",
+       RS_CONF_INT(offset_persist_interval_ms, 1, INT64_MAX, "a positive number of milliseconds")},
+      {"registerNameServerPeriod",
+       RS_CONF_INT(register_interval_ms, 1000, 60000, "in [1000, 60000] ms")},
+  };
+  return table;
+}
+
+#undef RS_CONF_INT
+#undef RS_CONF_BOOL
+#undef RS_CONF_STRING
+
 }  // namespace
 
 Status ApplyBrokerConf(std::string_view text, BrokerOptions& o, std::vector<std::string>* ignored) {
@@ -43,95 +153,14 @@ Status ApplyBrokerConf(std::string_view text, BrokerOptions& o, std::vector<std:
     if (sep == std::string_view::npos) {
       return InvalidArgument("broker.conf line " + std::to_string(line_no) + ": no '='");
     }
-    const std::string key(Trim(line.substr(0, sep)));
-    const std::string value(Trim(line.substr(sep + 1)));
-    auto bad = [&](const char* what) {
-      return InvalidArgument("broker.conf line " + std::to_string(line_no) + ": " + key + "=" +
-                             value + " is not " + what);
-    };
-    auto as_int = [&](int64_t& out) {
-      auto v = protocol::ParseJavaLong(value);
-      if (!v) return false;
-      out = *v;
-      return true;
-    };
-    auto as_bool = [&](bool& out) {
-      if (value == "true") {
-        out = true;
-      } else if (value == "false") {
-        out = false;
-      } else {
-        return false;
-      }
-      return true;
-    };
-    int64_t n = 0;
-    bool b = false;
-    if (key == "brokerClusterName") {
-      o.cluster_name = value;
-    } else if (key == "brokerName") {
-      o.broker_name = value;
-    } else if (key == "listenPort") {
-      if (!as_int(n) || n < 0 || n > 65535) return bad("a port");
-      o.server.port = static_cast<uint16_t>(n);
-    } else if (key == "namesrvAddr") {
-      o.namesrv_addrs = Split(value, ';');
-    } else if (key == "brokerIP1") {
-      o.advertised_addr = value;  // host only; the port is appended by the caller
-    } else if (key == "storePathRootDir") {
-      o.store.root_dir = value;
-    } else if (key == "autoCreateTopicEnable") {
-      if (!as_bool(b)) return bad("true/false");
-      o.auto_create_topic = b;
-    } else if (key == "longPollingEnable") {
-      if (!as_bool(b)) return bad("true/false");
-      o.long_polling = b;
-    } else if (key == "messageIndexEnable") {
-      if (!as_bool(b)) return bad("true/false");
-      o.store.message_index_enable = b;
-    } else if (key == "flushDiskType") {
-      if (value == "ASYNC_FLUSH") {
-        o.store.flush_disk_type = FlushDiskType::kAsyncFlush;
-      } else if (value == "SYNC_FLUSH") {
-        o.store.flush_disk_type = FlushDiskType::kSyncFlush;
-      } else {
-        return bad("ASYNC_FLUSH or SYNC_FLUSH");
-      }
-    } else if (key == "syncFlushZeroFill") {  // rocketstore's own (docs/durability.md)
-      if (!as_bool(b)) return bad("true/false");
-      o.store.sync_flush_zero_fill = b;
-    } else if (key == "commitLogResidentWindow") {  // rocketstore's own (docs/operations.md)
-      if (!as_int(n) || n < 0) return bad("a size in bytes >= 0 (0 keeps the page cache)");
-      o.store.commit_log_resident_window_bytes = n;
-    } else if (key == "accessMessageInMemoryMaxRatio") {
-      if (!as_int(n) || n < 0 || n > 100) return bad("a percentage in [0, 100]");
-      o.store.access_message_in_memory_max_ratio = static_cast<int>(n);
-    } else if (key == "syncFlushTimeout") {
-      if (!as_int(n) || n <= 0) return bad("a positive number");
-      o.store.sync_flush_timeout_ms = n;
-    } else if (key == "maxMessageSize") {
-      if (!as_int(n) || n <= 0) return bad("a positive number");
-      o.store.max_message_body_bytes = static_cast<size_t>(n);
-    } else if (key == "mappedFileSizeCommitLog") {
-      if (!as_int(n) || n < 4096) return bad("a size >= 4096");
-      o.store.commit_log_segment_size = n;
-    } else if (key == "mappedFileSizeConsumeQueue") {  // bytes per consume-queue file
-      if (!as_int(n) || n < 20 || n > INT32_MAX || n % 20 != 0) {
-        return bad("a size in bytes, a positive multiple of 20 (one unit is 20 bytes)");
-      }
-      o.store.consume_queue_units_per_file = n / 20;
-    } else if (key == "maxHashSlotNum") {
-      if (!as_int(n) || n <= 0 || n > INT32_MAX) return bad("a positive int");
-      o.store.index_hash_slot_num = static_cast<int32_t>(n);
-    } else if (key == "maxIndexNum") {
-      if (!as_int(n) || n <= 1 || n > INT32_MAX) return bad("an int > 1");
-      o.store.index_num = static_cast<int32_t>(n);
-    } else if (key == "defaultTopicQueueNums") {
-      if (!as_int(n) || n <= 0 || n > 1024) return bad("in [1, 1024]");
-      o.default_topic_queue_nums = static_cast<int32_t>(n);
-    } else if (ignored) {
-      ignored->push_back(key);
+    Entry e{std::string(Trim(line.substr(0, sep))), std::string(Trim(line.substr(sep + 1))),
+            line_no};
+    auto it = Setters().find(e.key);
+    if (it == Setters().end()) {
+      if (ignored) ignored->push_back(e.key);
+      continue;
     }
+    RS_RETURN_IF_ERROR(it->second(e, o));
   }
   return Status::OK();
 }

@@ -5,8 +5,12 @@
 // BrokerOptions. Recognised keys:
 //   brokerClusterName, brokerName, listenPort, namesrvAddr (a;b), brokerIP1 (advertised
 //   host), storePathRootDir, autoCreateTopicEnable, flushDiskType (ASYNC_FLUSH/SYNC_FLUSH),
-//   syncFlushTimeout, maxMessageSize, mappedFileSizeCommitLog, messageIndexEnable,
-//   maxHashSlotNum, maxIndexNum, longPollingEnable, defaultTopicQueueNums.
+//   syncFlushTimeout, maxMessageSize, mappedFileSizeCommitLog, mappedFileSizeConsumeQueue
+//   (rounded up to a multiple of 20 as RocketMQ does), messageIndexEnable, maxHashSlotNum,
+//   maxIndexNum, longPollingEnable, shortPollingTimeMills, defaultTopicQueueNums,
+//   accessMessageInMemoryMaxRatio, flushConsumerOffsetInterval, registerNameServerPeriod,
+//   and rocketstore's own syncFlushZeroFill and commitLogResidentWindow. The table is in
+//   broker_conf.cc (one line per key).
 // Unknown keys are returned in `ignored` (callers log them). A bad value (not a number, not
 // true/false, unknown flush type) is kInvalidArgument naming the key and line.
 #pragma once

@@ -45,13 +45,18 @@ TEST(BrokerConfTest, MappedFileSizeConsumeQueueSetsUnitsPerFile) {
   EXPECT_EQ(o.store.consume_queue_units_per_file, 30000);
   ASSERT_TRUE(ApplyBrokerConf("mappedFileSizeConsumeQueue=20\n", o, nullptr).ok());
   EXPECT_EQ(o.store.consume_queue_units_per_file, 1);
-  for (const char* bad : {"mappedFileSizeConsumeQueue=4096\n", "mappedFileSizeConsumeQueue=0\n",
-                          "mappedFileSizeConsumeQueue=-20\n", "mappedFileSizeConsumeQueue=x\n",
+  // Not a multiple of the 20-byte unit: rounded up, as RocketMQ's
+  // getMappedFileSizeConsumeQueue does (4096 -> 4100 bytes = 205 units).
+  ASSERT_TRUE(ApplyBrokerConf("mappedFileSizeConsumeQueue=4096\n", o, nullptr).ok());
+  EXPECT_EQ(o.store.consume_queue_units_per_file, 205);
+  ASSERT_TRUE(ApplyBrokerConf("mappedFileSizeConsumeQueue=20\n", o, nullptr).ok());
+  for (const char* bad : {"mappedFileSizeConsumeQueue=0\n", "mappedFileSizeConsumeQueue=-20\n",
+                          "mappedFileSizeConsumeQueue=x\n",
                           "mappedFileSizeConsumeQueue=4294967300\n"}) {
     Status s = ApplyBrokerConf(bad, o, nullptr);
     ASSERT_FALSE(s.ok()) << bad;
     EXPECT_NE(s.message().find("mappedFileSizeConsumeQueue"), std::string::npos) << bad;
-    EXPECT_NE(s.message().find("multiple of 20"), std::string::npos) << bad;
+    EXPECT_NE(s.message().find("positive size in bytes"), std::string::npos) << bad;
   }
   EXPECT_EQ(o.store.consume_queue_units_per_file, 1);  // unchanged by the bad values
 }
