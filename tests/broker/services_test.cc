@@ -66,7 +66,8 @@ class ServicesTest : public ::testing::Test {
     r.queue_id = queue;
     r.born_timestamp = clock_.NowMillis();
     const std::string props = "TAGS\x01" + tag + "\x02";
-    r.messages.push_back(SendEntry{0, body, props});
+    const SendEntry entry{0, body, props};
+    r.messages = std::span<const SendEntry>(&entry, 1);
     auto res = send_->Send(ctx_, r, [](SendResult) { ADD_FAILURE() << "ASYNC_FLUSH answers inline"; });
     EXPECT_TRUE(res.has_value());
     EXPECT_TRUE(store_->RunDispatchStep().ok());

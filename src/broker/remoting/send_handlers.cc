@@ -43,21 +43,25 @@ RemotingFrontend::Reply RemotingFrontend::OnSend(const Conn& conn, Cmd& r) {
   req.max_reconsume_times = h->max_reconsume_times;
   req.batch = h->batch || r.code == ToInt(protocol::RequestCode::kSendBatchMessage);
   const std::string_view body = r.body.owned_text();
+  SendEntry single;
+  std::vector<SendEntry> batch;
   if (req.batch) {
     auto entries = protocol::DecodeBatchBody(r.body.owned());
     if (!entries.ok()) {
       return protocol::MakeResponse(r, protocol::ResponseCode::kMessageIllegal,
                                     "bad batch body: " + entries.status().message());
     }
-    req.messages.reserve(entries->size());
+    batch.reserve(entries->size());
     for (const auto& e : *entries) {
-      req.messages.push_back(
-          SendEntry{e.flag,
-                    std::string_view(reinterpret_cast<const char*>(e.body.data()), e.body.size()),
-                    e.properties});
+      batch.push_back(SendEntry{
+          e.flag, std::string_view(reinterpret_cast<const char*>(e.body.data()), e.body.size()),
+          e.properties});
     }
+    req.messages = batch;
   } else {
-    req.messages.push_back(SendEntry{h->flag, body, h->properties ? std::string_view(*h->properties) : std::string_view()});
+    single = SendEntry{h->flag, body,
+                       h->properties ? std::string_view(*h->properties) : std::string_view()};
+    req.messages = std::span<const SendEntry>(&single, 1);
   }
 
   // Answered at once, or (SYNC_FLUSH with WAIT) by the thread that finishes the group

@@ -141,6 +141,19 @@ std::optional<ConsumerGroupSnapshot> ConsumerManager::Find(const std::string& gr
   return snap;
 }
 
+ConsumerManager::PullView ConsumerManager::FindForPull(const std::string& group,
+                                                      const std::string& topic) const {
+  PullView v;
+  std::lock_guard lock(mu_);
+  auto g = groups_.find(group);
+  if (g == groups_.end()) return v;
+  v.group_found = true;
+  v.broadcasting = g->second.message_model == "BROADCASTING";
+  auto s = g->second.subscriptions.find(topic);
+  if (s != g->second.subscriptions.end()) v.subscription = s->second;
+  return v;
+}
+
 std::vector<std::string> ConsumerManager::ClientIds(const std::string& group) const {
   std::lock_guard lock(mu_);
   std::vector<std::string> ids;

@@ -103,6 +103,14 @@ class ConsumerManager {
   std::optional<SubscriptionData> FindSubscription(const std::string& group,
                                                    const std::string& topic) const;
   std::optional<ConsumerGroupSnapshot> Find(const std::string& group) const;
+  // What a pull needs (one lookup, no copy of the members): whether the group is known,
+  // its message model, and its subscription of `topic` if any.
+  struct PullView {
+    bool group_found = false;
+    bool broadcasting = false;
+    std::optional<SubscriptionData> subscription;
+  };
+  PullView FindForPull(const std::string& group, const std::string& topic) const;
   std::vector<std::string> ClientIds(const std::string& group) const;
   // Groups whose subscription table has `topic` (QUERY_TOPIC_CONSUME_BY_WHO).
   std::set<std::string> GroupsConsuming(const std::string& topic) const;

@@ -57,32 +57,32 @@ Verdict PullService::CheckAndFindSubscription(const PullRequest& req,
     *expression = req.subscription.empty() ? "*" : req.subscription;
     return Verdict::Ok();
   }
-  auto group = consumers_.Find(req.consumer_group);
-  if (!group) {
+  ConsumerManager::PullView group = consumers_.FindForPull(req.consumer_group, req.topic);
+  if (!group.group_found) {
     return Verdict::Error(Outcome::kSubscriptionNotExist,
                           "the consumer's group info not exist (no heartbeat of group " +
                               req.consumer_group + " yet)");
   }
-  if (!group_config.consume_broadcast_enable && group->message_model == "BROADCASTING") {
+  if (!group_config.consume_broadcast_enable && group.broadcasting) {
     return Verdict::Error(Outcome::kNoPermission, "the consumer group[" + req.consumer_group +
                                                       "] can not consume by broadcast way");
   }
-  auto sub = group->subscriptions.find(req.topic);
-  if (sub == group->subscriptions.end()) {
+  const auto& sub = group.subscription;
+  if (!sub) {
     return Verdict::Error(Outcome::kSubscriptionNotExist,
                           "the consumer's subscription not exist (group " + req.consumer_group +
                               " does not subscribe topic " + req.topic + ")");
   }
-  if (sub->second.sub_version < req.sub_version) {
+  if (sub->sub_version < req.sub_version) {
     return Verdict::Error(Outcome::kSubscriptionNotLatest,
                           "the consumer's subscription not latest");
   }
-  if (sub->second.expression_type != "TAG") {
+  if (sub->expression_type != "TAG") {
     return Verdict::Error(Outcome::kSystemError,
                           "The broker does not support consumer to filter message by " +
-                              sub->second.expression_type);
+                              sub->expression_type);
   }
-  *expression = sub->second.sub_string;
+  *expression = sub->sub_string;
   return Verdict::Ok();
 }
 

@@ -132,7 +132,11 @@ std::optional<SendResult> SendService::Send(const RequestContext& context,
   if (resolved.config.filter_type == "MULTI_TAG") sys_flag |= 0x2;
   bool wait = true;
   std::string uniq;
-  std::vector<DraftMessage> drafts(request.messages.size());
+  // A single message (the common case) is drafted on the stack: no allocation.
+  DraftMessage single;
+  std::vector<DraftMessage> batch_drafts(request.batch ? request.messages.size() : 0);
+  std::span<DraftMessage> drafts =
+      request.batch ? std::span<DraftMessage>(batch_drafts) : std::span<DraftMessage>(&single, 1);
   for (size_t i = 0; i < request.messages.size(); ++i) {
     const SendEntry& e = request.messages[i];
     DraftMessage& d = drafts[i];
@@ -163,9 +167,17 @@ std::optional<SendResult> SendService::Send(const RequestContext& context,
   PutContext put_context{&context, request.producer_group, request.batch};
   if (Verdict v = pipeline_.Run(put_context, drafts); !v.ok()) return refuse(std::move(v));
 
-  std::vector<format::MessageToStore> msgs;
-  msgs.reserve(drafts.size());
-  for (const DraftMessage& d : drafts) msgs.push_back(d.ToStore(options_.store_host));
+  format::MessageToStore single_msg;
+  std::vector<format::MessageToStore> batch_msgs;
+  if (request.batch) {
+    batch_msgs.reserve(drafts.size());
+    for (const DraftMessage& d : drafts) batch_msgs.push_back(d.ToStore(options_.store_host));
+  } else {
+    single_msg = single.ToStore(options_.store_host);
+  }
+  std::span<const format::MessageToStore> msgs =
+      request.batch ? std::span<const format::MessageToStore>(batch_msgs)
+                    : std::span<const format::MessageToStore>(&single_msg, 1);
   std::vector<int64_t> sizes;
   if (request.batch) {
     for (const auto& m : msgs) sizes.push_back(static_cast<int64_t>(format::EncodedRecordSize(m)));

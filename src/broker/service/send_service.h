@@ -14,13 +14,14 @@
 //      thread that finished the group commit covering the message: `later` runs there.
 //
 // Ownership: the store, the topic manager and the pipeline must outlive the service.
-// `request.messages[i].body/properties` are views that must stay valid until Send
+// `request.messages` and its entries' body/properties are views that must stay valid until Send
 // returns (the store copies the bytes into the commit log before that).
 // Thread-safety: Send from any number of threads.
 #pragma once
 
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -53,7 +54,7 @@ struct SendRequest {
   bool unit_mode = false;
   bool batch = false;
   std::optional<int32_t> max_reconsume_times;
-  std::vector<SendEntry> messages;  // exactly one unless batch
+  std::span<const SendEntry> messages;  // exactly one unless batch (the caller's storage)
 };
 
 struct SendResult {
