@@ -65,11 +65,15 @@ RemotingFrontend::Reply RemotingFrontend::OnSend(const Conn& conn, Cmd& r) {
   }
 
   // Answered at once, or (SYNC_FLUSH with WAIT) by the thread that finishes the group
-  // commit covering the message, through the connection's write queue.
-  auto answered = s_.send->Send(
-      ContextOf(conn, r), req, [conn, stub = RequestStub(r)](SendResult result) {
-        conn->SendResponse(stub, BuildSendResponse(stub, result));
-      });
+  // commit covering the message, through the connection's write queue. The callback is
+  // built only when it may be needed.
+  SendService::Callback later;
+  if (s_.send->AnswersLater(req)) {
+    later = [conn, stub = RequestStub(r)](SendResult result) {
+      conn->SendResponse(stub, BuildSendResponse(stub, result));
+    };
+  }
+  auto answered = s_.send->Send(ContextOf(conn, r), req, std::move(later));
   if (answered) return BuildSendResponse(r, *answered);
   return std::nullopt;
 }

@@ -64,6 +64,19 @@ SendService::SendService(Options options, MessageStore& store, TopicConfigManage
       pipeline_(pipeline),
       on_topic_created_(std::move(on_topic_created)) {}
 
+namespace {
+// The WAIT property of a single message (absent = true); batches always wait.
+bool WaitOf(const SendRequest& request) {
+  if (request.batch || request.messages.empty()) return true;
+  return format::FindProperty(request.messages[0].properties, "WAIT").value_or("true") != "false";
+}
+}  // namespace
+
+bool SendService::AnswersLater(const SendRequest& request) const {
+  // Under ASYNC_FLUSH nothing waits: no need to look at the properties.
+  return store_.PutWaitsForFlush(true) && WaitOf(request);
+}
+
 Verdict SendService::CheckTopic(std::string_view topic) {
   if (!IsValidTopicName(topic)) {
     return Verdict::Error(Outcome::kInvalidArgument,
@@ -130,7 +143,7 @@ std::optional<SendResult> SendService::Send(const RequestContext& context,
 
   int32_t sys_flag = request.sys_flag;
   if (resolved.config.filter_type == "MULTI_TAG") sys_flag |= 0x2;
-  bool wait = true;
+  const bool wait = WaitOf(request);
   std::string uniq;
   // A single message (the common case) is drafted on the stack: no allocation.
   DraftMessage single;
@@ -152,7 +165,6 @@ std::optional<SendResult> SendService::Send(const RequestContext& context,
       d.ViewProperties(e.properties);  // the producer set UNIQ_KEY per entry
       continue;
     }
-    wait = format::FindProperty(e.properties, "WAIT").value_or("true") != "false";
     format::PropertiesBuilder b = format::PropertiesBuilder::FromString(e.properties);
     b.Remove("WAIT");
     b.Put("CLUSTER", options_.cluster_name);

@@ -12,20 +12,20 @@ namespace {
 
 // Wire names of SendMessageRequestHeader's fields: [0] long (V1), [1] short (V2).
 struct SendNames {
-  const char* producer_group[2] = {"producerGroup", "a"};
-  const char* topic[2] = {"topic", "b"};
-  const char* default_topic[2] = {"defaultTopic", "c"};
-  const char* default_topic_queue_nums[2] = {"defaultTopicQueueNums", "d"};
-  const char* queue_id[2] = {"queueId", "e"};
-  const char* sys_flag[2] = {"sysFlag", "f"};
-  const char* born_timestamp[2] = {"bornTimestamp", "g"};
-  const char* flag[2] = {"flag", "h"};
-  const char* properties[2] = {"properties", "i"};
-  const char* reconsume_times[2] = {"reconsumeTimes", "j"};
-  const char* unit_mode[2] = {"unitMode", "k"};
-  const char* max_reconsume_times[2] = {"maxReconsumeTimes", "l"};
-  const char* batch[2] = {"batch", "m"};
-  const char* broker_name[2] = {"bname", "n"};
+  std::string_view producer_group[2] = {"producerGroup", "a"};
+  std::string_view topic[2] = {"topic", "b"};
+  std::string_view default_topic[2] = {"defaultTopic", "c"};
+  std::string_view default_topic_queue_nums[2] = {"defaultTopicQueueNums", "d"};
+  std::string_view queue_id[2] = {"queueId", "e"};
+  std::string_view sys_flag[2] = {"sysFlag", "f"};
+  std::string_view born_timestamp[2] = {"bornTimestamp", "g"};
+  std::string_view flag[2] = {"flag", "h"};
+  std::string_view properties[2] = {"properties", "i"};
+  std::string_view reconsume_times[2] = {"reconsumeTimes", "j"};
+  std::string_view unit_mode[2] = {"unitMode", "k"};
+  std::string_view max_reconsume_times[2] = {"maxReconsumeTimes", "l"};
+  std::string_view batch[2] = {"batch", "m"};
+  std::string_view broker_name[2] = {"bname", "n"};
 };
 constexpr SendNames kSend;
 
