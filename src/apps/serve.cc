@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include <optional>
 #include <sstream>
 
 #include "broker/broker.h"
@@ -14,9 +15,9 @@
 
 namespace rocketstore::apps {
 
+using broker::ApplyBrokerConf;
 using broker::Broker;
 using broker::BrokerOptions;
-using broker::ApplyBrokerConf;
 namespace {
 
 sigset_t BlockShutdownSignals() {
@@ -140,26 +141,35 @@ bool SetUpLogging(const RunOptions& o, const std::string& store_dir) {
     lo.file = store_dir + "/logs/rocketstore.log";
   }
   if (Status s = log::InitLogging(lo); !s.ok()) {
-    RS_LOG_ERROR("rocketstore: cannot open the log file error=\"{}\" (use --log-file - for "
-                 "stderr only)",
-                 s.ToString());
+    RS_LOG_ERROR(
+        "rocketstore: cannot open the log file error=\"{}\" (use --log-file - for "
+        "stderr only)",
+        s.ToString());
     return false;
   }
   if (!lo.file.empty()) RS_LOG_INFO("rocketstore: logging file={} level={}", lo.file, o.log_level);
   return true;
 }
 
+// The broker's options (flags over broker.conf), then logging into its store directory;
+// nullopt (after saying why) on a usage error.
+std::optional<BrokerOptions> PrepareBroker(const RunOptions& options) {
+  auto bo = MakeBrokerOptions(options);
+  if (!bo.ok()) {
+    RS_LOG_ERROR("rocketstore: {}", bo.status().message());
+    return std::nullopt;
+  }
+  if (!SetUpLogging(options, bo->store.root_dir)) return std::nullopt;
+  WarnIfNotLoopback(options.host);
+  return std::move(bo).value();
+}
+
 }  // namespace
 
 int RunServe(const RunOptions& options) {
   const sigset_t set = BlockShutdownSignals();
-  auto bo = MakeBrokerOptions(options);
-  if (!bo.ok()) {
-    RS_LOG_ERROR("rocketstore: {}", bo.status().message());
-    return 2;
-  }
-  if (!SetUpLogging(options, bo->store.root_dir)) return 2;
-  WarnIfNotLoopback(options.host);
+  auto bo = PrepareBroker(options);
+  if (!bo) return 2;
   auto ns = StartNamesrv(options);
   if (!ns) return 1;
   if (bo->namesrv_addrs.empty()) bo->namesrv_addrs = {"127.0.0.1:" + std::to_string(ns->port())};
@@ -184,13 +194,8 @@ int RunNamesrv(const RunOptions& options) {
 
 int RunBroker(const RunOptions& options) {
   const sigset_t set = BlockShutdownSignals();
-  auto bo = MakeBrokerOptions(options);
-  if (!bo.ok()) {
-    RS_LOG_ERROR("rocketstore: {}", bo.status().message());
-    return 2;
-  }
-  if (!SetUpLogging(options, bo->store.root_dir)) return 2;
-  WarnIfNotLoopback(options.host);
+  auto bo = PrepareBroker(options);
+  if (!bo) return 2;
   if (bo->namesrv_addrs.empty()) {
     RS_LOG_ERROR(
         "rocketstore: broker needs --namesrv HOST:PORT[;HOST:PORT] (or namesrvAddr in the "

@@ -37,9 +37,9 @@ Status Broker::OpenStoreAndConfig() {
       fs_, clock_, layout::ConfigPath(root, ConfigFile::kConsumerOffset));
   groups_ = std::make_unique<SubscriptionGroupManager>(
       fs_, clock_, layout::ConfigPath(root, ConfigFile::kSubscriptionGroup));
-  for (ConfigManager* m : {static_cast<ConfigManager*>(topics_.get()),
-                           static_cast<ConfigManager*>(offsets_.get()),
-                           static_cast<ConfigManager*>(groups_.get())}) {
+  for (ConfigManager* m :
+       {static_cast<ConfigManager*>(topics_.get()), static_cast<ConfigManager*>(offsets_.get()),
+        static_cast<ConfigManager*>(groups_.get())}) {
     RS_RETURN_IF_ERROR(m->Load());
     if (m->load_report().source == ConfigLoadReport::Source::kBackup) {
       RS_LOG_WARN("config file unreadable, loaded its backup: {}", m->load_report().ToString());
@@ -67,8 +67,8 @@ void Broker::BuildServices() {
   ro.broker_name = options_.broker_name;
   ro.interval_ms = options_.register_interval_ms;
   registrar_ = std::make_unique<NamesrvRegistrar>(ro, *topics_);
-  registrar_runner_ = std::make_unique<ServiceRunner>(
-      "broker-register", milliseconds(1000), [this] {
+  registrar_runner_ =
+      std::make_unique<ServiceRunner>("broker-register", milliseconds(1000), [this] {
         if (Status s = registrar_->RunOnce(clock_.MonotonicNanos() / 1000000); !s.ok()) {
           RS_LOG_WARN("registration with the name servers failed: {}", s.ToString());
         }
@@ -139,8 +139,7 @@ Status Broker::Start() {
                  ? options_.server.host + ":" + std::to_string(server_->port())
                  : options_.advertised_addr;
   auto host = format::HostAddress::Parse(address_);
-  send_->set_store_host(host.ok() ? *host
-                                  : format::HostAddress::V4(127, 0, 0, 1, server_->port()));
+  send_->set_store_host(host.ok() ? *host : format::HostAddress::V4(127, 0, 0, 1, server_->port()));
   registrar_->set_broker_addr(address_);
   frontend_->SetReady(true);
   StartRunners();
@@ -157,9 +156,9 @@ void Broker::StartRunners() {
         consumers_->RunOnce(clock_.NowMillis());
         producers_->RunOnce(clock_.NowMillis());
       });
-  hold_runner_ = std::make_unique<ServiceRunner>(
-      "broker-holds", milliseconds(options_.pull_hold_check_interval_ms),
-      [this, now_ms] { holds_->RunOnce(now_ms()); });
+  hold_runner_ = std::make_unique<ServiceRunner>("broker-holds",
+                                                 milliseconds(options_.pull_hold_check_interval_ms),
+                                                 [this, now_ms] { holds_->RunOnce(now_ms()); });
   for (ServiceRunner* r : {registrar_runner_.get(), client_runner_.get(), hold_runner_.get()}) {
     r->Start();
   }

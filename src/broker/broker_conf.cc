@@ -103,13 +103,14 @@ const std::map<std::string_view, Setter>& Setters() {
          return Status::OK();
        }},
       // rocketstore's own (docs/operations.md)
-      {"commitLogResidentWindow",
-       RS_CONF_INT(store.commit_log_resident_window_bytes, 0, INT64_MAX,
-                   "a size in bytes >= 0 (0 keeps the page cache)")},
+      {"commitLogResidentWindow", RS_CONF_INT(store.commit_log_resident_window_bytes, 0, INT64_MAX,
+                                              "a size in bytes >= 0 (0 keeps the page cache)")},
       {"accessMessageInMemoryMaxRatio",
        RS_CONF_INT(store.access_message_in_memory_max_ratio, 0, 100, "a percentage in [0, 100]")},
-      {"syncFlushTimeout", RS_CONF_INT(store.sync_flush_timeout_ms, 1, INT64_MAX, "a positive number")},
-      {"maxMessageSize", RS_CONF_INT(store.max_message_body_bytes, 1, INT64_MAX, "a positive number")},
+      {"syncFlushTimeout",
+       RS_CONF_INT(store.sync_flush_timeout_ms, 1, INT64_MAX, "a positive number")},
+      {"maxMessageSize",
+       RS_CONF_INT(store.max_message_body_bytes, 1, INT64_MAX, "a positive number")},
       {"mappedFileSizeCommitLog",
        RS_CONF_INT(store.commit_log_segment_size, 4096, INT64_MAX, "a size >= 4096")},
       // Bytes per consume-queue file; like RocketMQ (getMappedFileSizeConsumeQueue), a size

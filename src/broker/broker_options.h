@@ -16,20 +16,20 @@ namespace rocketstore::broker {
 struct BrokerOptions {
   StoreOptions store;
   net::ServerOptions server = DefaultServerOptions();
-  std::vector<std::string> namesrv_addrs;  // "host:port"
+  std::vector<std::string> namesrv_addrs;       // "host:port"
   std::string cluster_name = "DefaultCluster";  // brokerClusterName
   std::string broker_name = "broker-a";         // brokerName
   // Address published to name servers and stamped as STOREHOST; default host:port.
-  std::string advertised_addr;                    // brokerIP1 (+ listenPort)
-  bool auto_create_topic = true;                  // autoCreateTopicEnable
-  bool long_polling = true;                       // longPollingEnable
-  int64_t short_polling_ms = 1000;                // shortPollingTimeMills
-  int32_t default_topic_queue_nums = 8;           // defaultTopicQueueNums
-  int64_t register_interval_ms = 30000;           // registerNameServerPeriod
-  int64_t offset_persist_interval_ms = 5000;      // flushConsumerOffsetInterval
-  int64_t channel_expired_timeout_ms = 120000;    // CHANNEL_EXPIRED_TIMEOUT
-  int64_t client_scan_interval_ms = 10000;        // ClientHousekeepingService period
-  int64_t pull_hold_check_interval_ms = 100;      // how often held pulls' deadlines are checked
+  std::string advertised_addr;                  // brokerIP1 (+ listenPort)
+  bool auto_create_topic = true;                // autoCreateTopicEnable
+  bool long_polling = true;                     // longPollingEnable
+  int64_t short_polling_ms = 1000;              // shortPollingTimeMills
+  int32_t default_topic_queue_nums = 8;         // defaultTopicQueueNums
+  int64_t register_interval_ms = 30000;         // registerNameServerPeriod
+  int64_t offset_persist_interval_ms = 5000;    // flushConsumerOffsetInterval
+  int64_t channel_expired_timeout_ms = 120000;  // CHANNEL_EXPIRED_TIMEOUT
+  int64_t client_scan_interval_ms = 10000;      // ClientHousekeepingService period
+  int64_t pull_hold_check_interval_ms = 100;    // how often held pulls' deadlines are checked
 
   static net::ServerOptions DefaultServerOptions() {
     net::ServerOptions o;

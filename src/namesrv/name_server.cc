@@ -11,7 +11,9 @@ using protocol::RequestCode;
 using protocol::ResponseCode;
 
 NameServer::NameServer(NameServerOptions options, Clock& clock)
-    : options_(std::move(options)), clock_(clock), server_(std::make_unique<net::RemotingServer>([this] {
+    : options_(std::move(options)),
+      clock_(clock),
+      server_(std::make_unique<net::RemotingServer>([this] {
         net::ServerOptions o = options_.server;
         o.thread_name = "namesrv-io";
         return o;

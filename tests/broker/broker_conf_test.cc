@@ -50,9 +50,9 @@ TEST(BrokerConfTest, MappedFileSizeConsumeQueueSetsUnitsPerFile) {
   ASSERT_TRUE(ApplyBrokerConf("mappedFileSizeConsumeQueue=4096\n", o, nullptr).ok());
   EXPECT_EQ(o.store.consume_queue_units_per_file, 205);
   ASSERT_TRUE(ApplyBrokerConf("mappedFileSizeConsumeQueue=20\n", o, nullptr).ok());
-  for (const char* bad : {"mappedFileSizeConsumeQueue=0\n", "mappedFileSizeConsumeQueue=-20\n",
-                          "mappedFileSizeConsumeQueue=x\n",
-                          "mappedFileSizeConsumeQueue=4294967300\n"}) {
+  for (const char* bad :
+       {"mappedFileSizeConsumeQueue=0\n", "mappedFileSizeConsumeQueue=-20\n",
+        "mappedFileSizeConsumeQueue=x\n", "mappedFileSizeConsumeQueue=4294967300\n"}) {
     Status s = ApplyBrokerConf(bad, o, nullptr);
     ASSERT_FALSE(s.ok()) << bad;
     EXPECT_NE(s.message().find("mappedFileSizeConsumeQueue"), std::string::npos) << bad;

@@ -46,7 +46,9 @@ std::vector<DraftMessage> Drafts(std::initializer_list<std::string_view> bodies)
     DraftMessage d;
     d.ViewTopic("T");
     d.ViewBody(b);
-    d.ViewProperties("TAGS\x01" "a\x02");
+    d.ViewProperties(
+        "TAGS\x01"
+        "a\x02");
     out.push_back(d);
   }
   return out;
@@ -76,7 +78,10 @@ TEST(PutPipelineTest, RewritesReachTheStoresViewAndSurviveCopies) {
   EXPECT_EQ(m.topic, "SCHEDULE_TOPIC_XXXX");
   EXPECT_EQ(m.queue_id, 2);
   EXPECT_EQ(m.body, "body");
-  EXPECT_EQ(m.properties, std::string("TAGS\x01" "a\x02" "REAL_TOPIC\x01" "T\x02"));
+  EXPECT_EQ(m.properties, std::string("TAGS\x01"
+                                      "a\x02"
+                                      "REAL_TOPIC\x01"
+                                      "T\x02"));
 }
 
 TEST(MessageCheckHookTest, RefusesOversizedBodiesAndPropertiesAndRetryBatches) {

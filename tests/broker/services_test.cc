@@ -53,8 +53,8 @@ class ServicesTest : public ::testing::Test {
     pipeline_.Add(std::make_unique<MessageCheckHook>(1024));
     send_ = std::make_unique<SendService>(SendService::Options{}, *store_, topics_, pipeline_,
                                           [this] { ++topics_created_; });
-    pull_ = std::make_unique<PullService>(PullService::Options{}, clock_, *store_, topics_,
-                                          groups_, offsets_, consumers_, holds_);
+    pull_ = std::make_unique<PullService>(PullService::Options{}, clock_, *store_, topics_, groups_,
+                                          offsets_, consumers_, holds_);
     ctx_.channel = channel_;
   }
 
@@ -68,7 +68,8 @@ class ServicesTest : public ::testing::Test {
     const std::string props = "TAGS\x01" + tag + "\x02";
     const SendEntry entry{0, body, props};
     r.messages = std::span<const SendEntry>(&entry, 1);
-    auto res = send_->Send(ctx_, r, [](SendResult) { ADD_FAILURE() << "ASYNC_FLUSH answers inline"; });
+    auto res =
+        send_->Send(ctx_, r, [](SendResult) { ADD_FAILURE() << "ASYNC_FLUSH answers inline"; });
     EXPECT_TRUE(res.has_value());
     EXPECT_TRUE(store_->RunDispatchStep().ok());
     return res ? *res : SendResult{};
@@ -113,7 +114,8 @@ class ServicesTest : public ::testing::Test {
 
 TEST_F(ServicesTest, HeldPullIsResumedByTheArrivalOfAMessage) {
   std::vector<PullResult> answers;
-  auto held = pull_->Pull(ctx_, Pull(0, 0, "*"), [&](PullResult r) { answers.push_back(std::move(r)); });
+  auto held =
+      pull_->Pull(ctx_, Pull(0, 0, "*"), [&](PullResult r) { answers.push_back(std::move(r)); });
   EXPECT_FALSE(held.has_value()) << "nothing to read: the pull parks";
   EXPECT_EQ(holds_.held_count(), 1u);
   EXPECT_EQ(Send("T", 1, "other queue", "a").verdict.outcome, Outcome::kOk);
@@ -216,7 +218,7 @@ TEST_F(ServicesTest, SendAutoCreatesFromTheTemplateAndStampsProperties) {
   EXPECT_EQ(topics_created_, 1);
   auto config = topics_.Find("NewTopic");
   ASSERT_TRUE(config.has_value());
-  EXPECT_EQ(config->write_queue_nums, 4);  // defaultTopicQueueNums, capped by TBW102's 8
+  EXPECT_EQ(config->write_queue_nums, 4);   // defaultTopicQueueNums, capped by TBW102's 8
   EXPECT_EQ(r.transaction_id.size(), 32u);  // a generated UNIQ_KEY
   auto rec = store_->ReadRecord(PhysicalOffset(0));
   ASSERT_TRUE(rec.ok());

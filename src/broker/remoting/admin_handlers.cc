@@ -8,8 +8,8 @@ namespace rocketstore::broker {
 
 using protocol::RemotingCommand;
 
-#define RS_DECODE_OR_REPLY(var, Header, cmd)                                        \
-  auto var = protocol::Header::Decode(cmd);                                         \
+#define RS_DECODE_OR_REPLY(var, Header, cmd) \
+  auto var = protocol::Header::Decode(cmd);  \
   if (!var.ok()) return protocol::MakeSystemErrorResponse(cmd, var.status())
 
 RemotingFrontend::Reply RemotingFrontend::OnQueryOffset(Cmd& r) {
@@ -23,8 +23,7 @@ RemotingFrontend::Reply RemotingFrontend::OnQueryOffset(Cmd& r) {
 
 RemotingFrontend::Reply RemotingFrontend::OnUpdateOffset(Cmd& r) {
   RS_DECODE_OR_REPLY(h, UpdateConsumerOffsetRequestHeader, r);
-  return ReplyTo(r, s_.offsets->Update(h->consumer_group, h->topic, h->queue_id,
-                                       h->commit_offset));
+  return ReplyTo(r, s_.offsets->Update(h->consumer_group, h->topic, h->queue_id, h->commit_offset));
 }
 
 RemotingFrontend::Reply RemotingFrontend::OnCreateTopic(Cmd& r) {

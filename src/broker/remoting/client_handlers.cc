@@ -47,9 +47,9 @@ RemotingFrontend::Reply RemotingFrontend::OnHeartbeat(const Conn& c, Cmd& r) {
 RemotingFrontend::Reply RemotingFrontend::OnUnregisterClient(const Conn& c, Cmd& r) {
   auto h = protocol::UnregisterClientRequestHeader::Decode(r);
   if (!h.ok()) return protocol::MakeSystemErrorResponse(r, h.status());
-  return ReplyTo(r, s_.clients->Unregister(ContextOf(c, r), h->client_id,
-                                           h->producer_group.value_or(""),
-                                           h->consumer_group.value_or("")));
+  return ReplyTo(
+      r, s_.clients->Unregister(ContextOf(c, r), h->client_id, h->producer_group.value_or(""),
+                                h->consumer_group.value_or("")));
 }
 
 RemotingFrontend::Reply RemotingFrontend::OnConsumerList(Cmd& r) {

@@ -49,10 +49,10 @@ RemotingFrontend::Reply RemotingFrontend::OnPull(const Conn& conn, Cmd& r) {
   if (h->expression_type) req.expression_type = std::move(*h->expression_type);
 
   // A held pull answers through the connection when it resumes.
-  auto answered = s_.pull->Pull(ContextOf(conn, r), req,
-                                [conn, stub = RequestStub(r)](PullResult result) {
-                                  conn->SendResponse(stub, BuildPullResponse(stub, result));
-                                });
+  auto answered =
+      s_.pull->Pull(ContextOf(conn, r), req, [conn, stub = RequestStub(r)](PullResult result) {
+        conn->SendResponse(stub, BuildPullResponse(stub, result));
+      });
   if (answered) return BuildPullResponse(r, *answered);
   return std::nullopt;
 }

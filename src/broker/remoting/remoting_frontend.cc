@@ -30,14 +30,14 @@ RequestContext ContextOf(const net::ConnectionPtr& conn, const RemotingCommand& 
 
 void RemotingFrontend::Register(net::RemotingServer& server) {
   auto reg = [this, &server](RequestCode code, auto fn) {
-    server.RegisterHandler(
-        ToInt(code), [this, fn](const net::ConnectionPtr& c, RemotingCommand& r) -> Reply {
-          if (!ready_.load(std::memory_order_acquire)) {
-            return protocol::MakeResponse(r, protocol::ResponseCode::kSystemBusy,
-                                          "broker is starting, try again");
-          }
-          return fn(c, r);
-        });
+    server.RegisterHandler(ToInt(code),
+                           [this, fn](const net::ConnectionPtr& c, RemotingCommand& r) -> Reply {
+                             if (!ready_.load(std::memory_order_acquire)) {
+                               return protocol::MakeResponse(r, protocol::ResponseCode::kSystemBusy,
+                                                             "broker is starting, try again");
+                             }
+                             return fn(c, r);
+                           });
   };
   auto with_conn = [this](Reply (RemotingFrontend::*m)(const Conn&, Cmd&)) {
     return [this, m](const Conn& c, Cmd& r) { return (this->*m)(c, r); };

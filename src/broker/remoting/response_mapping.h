@@ -11,7 +11,6 @@ namespace rocketstore::broker {
 protocol::ResponseCode ToResponseCode(Outcome outcome);
 
 // The response to `request` for `verdict`: its code, and its remark when not empty.
-protocol::RemotingCommand ReplyTo(const protocol::RemotingCommand& request,
-                                  const Verdict& verdict);
+protocol::RemotingCommand ReplyTo(const protocol::RemotingCommand& request, const Verdict& verdict);
 
 }  // namespace rocketstore::broker

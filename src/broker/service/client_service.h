@@ -38,9 +38,8 @@ struct ConsumerIdsResult {
 class ClientService {
  public:
   // `on_topic_created` runs after a heartbeat created a %RETRY% topic (re-register).
-  ClientService(ConsumerManager& consumers, ProducerManager& producers,
-                TopicConfigManager& topics, SubscriptionGroupManager& groups,
-                std::function<void()> on_topic_created);
+  ClientService(ConsumerManager& consumers, ProducerManager& producers, TopicConfigManager& topics,
+                SubscriptionGroupManager& groups, std::function<void()> on_topic_created);
 
   Verdict Heartbeat(const RequestContext& context, const HeartbeatRequest& request);
   Verdict Unregister(const RequestContext& context, const std::string& client_id,

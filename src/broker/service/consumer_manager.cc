@@ -142,7 +142,7 @@ std::optional<ConsumerGroupSnapshot> ConsumerManager::Find(const std::string& gr
 }
 
 ConsumerManager::PullView ConsumerManager::FindForPull(const std::string& group,
-                                                      const std::string& topic) const {
+                                                       const std::string& topic) const {
   PullView v;
   std::lock_guard lock(mu_);
   auto g = groups_.find(group);

@@ -45,7 +45,7 @@ namespace rocketstore::broker {
 // RocketMQ's SubscriptionData: what one group consumes of one topic.
 struct SubscriptionData {
   std::string topic;
-  std::string sub_string = "*";      // "*", "TagA || TagB", or a SQL92 expression
+  std::string sub_string = "*";         // "*", "TagA || TagB", or a SQL92 expression
   std::string expression_type = "TAG";  // "TAG" or "SQL92"
   std::set<std::string> tags;
   std::set<int32_t> codes;
@@ -85,8 +85,7 @@ class ConsumerManager {
       std::function<void(const std::string& group, const std::vector<ChannelPtr>& members)>;
   static constexpr int64_t kDefaultExpiryMs = 120000;
 
-  ConsumerManager(Clock& clock, IdsChangedListener on_change,
-                  int64_t expiry_ms = kDefaultExpiryMs);
+  ConsumerManager(Clock& clock, IdsChangedListener on_change, int64_t expiry_ms = kDefaultExpiryMs);
 
   // A heartbeat's entry for one group. Returns whether the group's members or
   // subscriptions changed. `notify` = the group's notifyConsumerIdsChangedEnable.

@@ -21,8 +21,8 @@ OffsetResult OffsetService::Query(const std::string& group, const std::string& t
   return r;
 }
 
-Verdict OffsetService::Update(const std::string& group, const std::string& topic,
-                              int32_t queue_id, int64_t offset) {
+Verdict OffsetService::Update(const std::string& group, const std::string& topic, int32_t queue_id,
+                              int64_t offset) {
   if (queue_id < 0) {
     return Verdict::Error(Outcome::kInvalidArgument,
                           "queueId " + std::to_string(queue_id) + " is negative");

@@ -50,9 +50,9 @@ Verdict PullService::CheckAndFindSubscription(const PullRequest& req,
                                               std::string* expression) const {
   if (req.sys_flag & kPullSubscription) {
     if (req.expression_type != "TAG") {
-      return Verdict::Error(Outcome::kSystemError,
-                            "The broker does not support consumer to filter message by " +
-                                req.expression_type);
+      return Verdict::Error(
+          Outcome::kSystemError,
+          "The broker does not support consumer to filter message by " + req.expression_type);
     }
     *expression = req.subscription.empty() ? "*" : req.subscription;
     return Verdict::Ok();
@@ -78,9 +78,9 @@ Verdict PullService::CheckAndFindSubscription(const PullRequest& req,
                           "the consumer's subscription not latest");
   }
   if (sub->expression_type != "TAG") {
-    return Verdict::Error(Outcome::kSystemError,
-                          "The broker does not support consumer to filter message by " +
-                              sub->expression_type);
+    return Verdict::Error(
+        Outcome::kSystemError,
+        "The broker does not support consumer to filter message by " + sub->expression_type);
   }
   *expression = sub->sub_string;
   return Verdict::Ok();
@@ -117,8 +117,8 @@ std::optional<PullResult> PullService::PullOnce(const RequestContext& context,
     return r;
   }
   if (req.queue_id < 0 || req.queue_id >= topic->read_queue_nums) {
-    r.verdict = Verdict::Error(
-        Outcome::kSystemError, "queueId[" + std::to_string(req.queue_id) + "] is illegal, topic:[" +
+    r.verdict = Verdict::Error(Outcome::kSystemError,
+                               "queueId[" + std::to_string(req.queue_id) + "] is illegal, topic:[" +
                                    req.topic + "] topicConfig.readQueueNums:[" +
                                    std::to_string(topic->read_queue_nums) + "]");
     return r;

@@ -53,7 +53,7 @@ struct PullRequest {
 };
 
 struct PullResult {
-  Verdict verdict;  // kOk = FOUND; kPull* for the other states
+  Verdict verdict;          // kOk = FOUND; kPull* for the other states
   std::string status_name;  // the store's GetMessageStatus name (the remark Java sends)
   int64_t next_begin_offset = 0;
   int64_t min_offset = 0;
@@ -84,13 +84,11 @@ class PullService {
  private:
   // One pass; nullopt when the pull was parked (it answers later).
   std::optional<PullResult> PullOnce(const RequestContext& context, const PullRequest& request,
-                                     bool first_pass, int64_t deadline_ms,
-                                     const Callback& done);
+                                     bool first_pass, int64_t deadline_ms, const Callback& done);
   Verdict CheckAndFindSubscription(const PullRequest& request,
                                    const SubscriptionGroupConfig& group_config,
                                    std::string* expression) const;
-  void Park(const RequestContext& context, PullRequest request, int64_t deadline_ms,
-            Callback done);
+  void Park(const RequestContext& context, PullRequest request, int64_t deadline_ms, Callback done);
 
   const Options options_;
   Clock& clock_;

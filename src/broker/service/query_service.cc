@@ -8,8 +8,7 @@ QueryResult QueryService::QueryByKey(const QueryByKeyRequest& req) const {
   QueryResult r;
   int32_t n = req.max_num;
   if (req.unique_key) n = std::min(n, 32);
-  auto result =
-      store_.QueryMessage(req.topic, req.key, n, req.begin_timestamp, req.end_timestamp);
+  auto result = store_.QueryMessage(req.topic, req.key, n, req.begin_timestamp, req.end_timestamp);
   if (!result.ok() || result->messages.empty()) {
     r.verdict = Verdict::Error(Outcome::kQueryNotFound,
                                result.ok() ? "can not find message, maybe time range not correct"

@@ -31,7 +31,8 @@ Verdict VerdictOf(const PutMessageResult& put) {
     case PutMessageStatus::kSlaveNotAvailable:
       return Verdict::Error(Outcome::kSlaveNotAvailable, "");
     case PutMessageStatus::kServiceNotAvailable:
-      return Verdict::Error(Outcome::kServiceNotAvailable, "store rejected the message: " + put.error);
+      return Verdict::Error(Outcome::kServiceNotAvailable,
+                            "store rejected the message: " + put.error);
     case PutMessageStatus::kMessageIllegal:
     case PutMessageStatus::kPropertiesSizeExceeded:
       return Verdict::Error(Outcome::kMessageIllegal, "store rejected the message: " + put.error);
@@ -106,15 +107,14 @@ Verdict SendService::ResolveTopic(const SendRequest& request, Resolved* out) {
     if (on_topic_created_) on_topic_created_();
   }
   if ((config->perm & kPermWrite) == 0) {
-    return Verdict::Error(Outcome::kNoPermission,
-                          "the topic[" + topic + "] sending is forbidden");
+    return Verdict::Error(Outcome::kNoPermission, "the topic[" + topic + "] sending is forbidden");
   }
   int32_t queue_id = request.queue_id;
   if (queue_id >= std::max(config->write_queue_nums, config->read_queue_nums)) {
-    return Verdict::Error(Outcome::kInvalidArgument,
-                          "request queueId[" + std::to_string(queue_id) + "] is illegal, topic " +
-                              topic + " has " + std::to_string(config->write_queue_nums) +
-                              " write queues");
+    return Verdict::Error(Outcome::kInvalidArgument, "request queueId[" + std::to_string(queue_id) +
+                                                         "] is illegal, topic " + topic + " has " +
+                                                         std::to_string(config->write_queue_nums) +
+                                                         " write queues");
   }
   if (queue_id < 0) {
     static thread_local std::mt19937 rng(std::random_device{}());
@@ -197,8 +197,9 @@ std::optional<SendResult> SendService::Send(const RequestContext& context,
   const int32_t queue_id = msgs.front().queue_id;  // a hook may have moved it
   const bool batch = request.batch;
   if (!store_.PutWaitsForFlush(wait)) {
-    PutMessageResult put = batch ? store_.PutMessages(msgs, wait) : store_.PutMessage(msgs[0], wait);
-    return BuildResult(put, queue_id, batch, uniq, sizes);
+    PutMessageResult put =
+        batch ? store_.PutMessages(msgs, wait) : store_.PutMessage(msgs[0], wait);
+    return BuildResult(put, queue_id, batch, std::move(uniq), sizes);
   }
   auto finish = [this, done = std::move(later), queue_id, batch, uniq = std::move(uniq),
                  sizes = std::move(sizes)](PutMessageResult put) {
@@ -213,7 +214,7 @@ std::optional<SendResult> SendService::Send(const RequestContext& context,
 }
 
 SendResult SendService::BuildResult(const PutMessageResult& put, int32_t queue_id, bool batch,
-                                    const std::string& uniq,
+                                    std::string uniq,
                                     const std::vector<int64_t>& sizes) const {
   SendResult r;
   r.verdict = VerdictOf(put);
@@ -229,7 +230,7 @@ SendResult SendService::BuildResult(const PutMessageResult& put, int32_t queue_i
     }
   } else {
     r.msg_id = format::EncodeOffsetMsgId(options_.store_host, put.first.offset.value());
-    r.transaction_id = uniq;
+    r.transaction_id = std::move(uniq);
   }
   return r;
 }

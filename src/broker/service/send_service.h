@@ -58,7 +58,7 @@ struct SendRequest {
 };
 
 struct SendResult {
-  Verdict verdict;  // kOk, or kFlushDiskTimeout & co (stored), or an error (not stored)
+  Verdict verdict;     // kOk, or kFlushDiskTimeout & co (stored), or an error (not stored)
   std::string msg_id;  // offset msg ids, comma-separated for a batch
   int32_t queue_id = 0;
   int64_t queue_offset = 0;
@@ -100,8 +100,9 @@ class SendService {
     int32_t queue_id = 0;
   };
   Verdict ResolveTopic(const SendRequest& request, Resolved* out);
+  // `uniq` becomes the result's transaction id (moved, not copied).
   SendResult BuildResult(const PutMessageResult& put, int32_t queue_id, bool batch,
-                         const std::string& uniq, const std::vector<int64_t>& sizes) const;
+                         std::string uniq, const std::vector<int64_t>& sizes) const;
 
   Options options_;
   MessageStore& store_;
