@@ -54,7 +54,7 @@ std::shared_ptr<spdlog::logger> MakeLogger(std::vector<spdlog::sink_ptr> sinks, 
   auto logger = std::make_shared<spdlog::logger>("rocketstore", sinks.begin(), sinks.end());
   logger->set_pattern(kPattern);
   logger->set_level(internal::ToSpdlog(level));
-  logger->flush_on(spdlog::level::trace);  // every line: a crash loses no logged event
+  logger->flush_on(spdlog::level::trace);  // every line: a process crash loses no logged event
   return logger;
 }
 

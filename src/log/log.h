@@ -15,11 +15,11 @@
 //
 // Defaults. Without InitLogging, events at info and above go to stderr (never stdout, where
 // tools print their output). InitLogging replaces that logger: a size-rotating file (flushed after
-// every line, so a crash loses no logged event) and/or stderr.
+// every line, so a process crash loses no logged event) and/or stderr.
 //
 // Thread safety: the RS_LOG_* macros may be called from any thread at any time; the sinks
 // are the thread-safe (_mt) ones. InitLogging swaps the process-wide logger and must be
-// called before other threads log (at process start, as main() does); it is not safe
+// called before other threads log (at process start); it is not safe
 // concurrently with RS_LOG_* calls.
 //
 // I/O: the log file is written by spdlog's own sink, not through io/FileSystem: logging
