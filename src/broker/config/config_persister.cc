@@ -2,6 +2,8 @@
 
 #include <chrono>
 
+#include "log/log.h"
+
 namespace rocketstore::broker {
 
 void ConfigPersister::Add(ConfigManager& manager, int64_t min_interval_ms) {
@@ -68,7 +70,14 @@ void ConfigPersister::Start() {
   if (runner_) return;
   runner_ = std::make_unique<ServiceRunner>(
       "config-persist", std::chrono::milliseconds(options_.step_interval_ms),
-      [this] { RunOnce(clock_.MonotonicNanos() / 1000000).IgnoreError(); });
+      [this] {
+        // The error is kept (last_error) and the write retried at the next step; the
+        // operator sees each failure in the log.
+        if (Status s = RunOnce(clock_.MonotonicNanos() / 1000000); !s.ok()) {
+          RS_LOG_ERROR("broker: writing a config file failed, retrying error=\"{}\"",
+                       s.ToString());
+        }
+      });
   runner_->Start();
 }
 
