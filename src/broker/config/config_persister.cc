@@ -69,13 +69,11 @@ void ConfigPersister::Start() {
   std::lock_guard lock(runner_mu_);
   if (runner_) return;
   runner_ = std::make_unique<ServiceRunner>(
-      "config-persist", std::chrono::milliseconds(options_.step_interval_ms),
-      [this] {
+      "config-persist", std::chrono::milliseconds(options_.step_interval_ms), [this] {
         // The error is kept (last_error) and the write retried at the next step; the
         // operator sees each failure in the log.
         if (Status s = RunOnce(clock_.MonotonicNanos() / 1000000); !s.ok()) {
-          RS_LOG_ERROR("broker: writing a config file failed, retrying error=\"{}\"",
-                       s.ToString());
+          RS_LOG_ERROR("broker: writing a config file failed, retrying error=\"{}\"", s.ToString());
         }
       });
   runner_->Start();
