@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "broker/hooks/message_check_hook.h"
+#include "broker/hooks/unsupported_feature_hook.h"
 #include "broker/remoting/remoting_channel.h"
 #include "io/posix_file_system.h"
 #include "log/log.h"
@@ -82,6 +83,7 @@ void Broker::BuildServices() {
   persister_->Add(*offsets_, options_.offset_persist_interval_ms);
   auto request_registration = [r = registrar_.get()] { r->RequestNow(); };
   pipeline_.Add(std::make_unique<MessageCheckHook>(options_.store.max_message_body_bytes));
+  pipeline_.Add(std::make_unique<UnsupportedFeatureHook>());
   SendService::Options so;
   so.cluster_name = options_.cluster_name;
   so.auto_create_topic = options_.auto_create_topic;

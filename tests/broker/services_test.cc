@@ -8,6 +8,7 @@
 #include <deque>
 
 #include "broker/hooks/message_check_hook.h"
+#include "broker/hooks/unsupported_feature_hook.h"
 #include "broker/metadata.h"
 #include "broker/service/pull_service.h"
 #include "broker/service/send_service.h"
@@ -51,6 +52,7 @@ class ServicesTest : public ::testing::Test {
     t.read_queue_nums = t.write_queue_nums = 2;
     topics_.Upsert(t);
     pipeline_.Add(std::make_unique<MessageCheckHook>(1024));
+    pipeline_.Add(std::make_unique<UnsupportedFeatureHook>());
     send_ = std::make_unique<SendService>(SendService::Options{}, *store_, topics_, pipeline_,
                                           [this] { ++topics_created_; });
     pull_ = std::make_unique<PullService>(PullService::Options{}, clock_, *store_, topics_, groups_,
@@ -59,13 +61,14 @@ class ServicesTest : public ::testing::Test {
   }
 
   SendResult Send(const std::string& topic, int queue, const std::string& body,
-                  const std::string& tag) {
+                  const std::string& tag, int32_t sys_flag = 0, const std::string& extra = "") {
     SendRequest r;
+    r.sys_flag = sys_flag;
     r.producer_group = "P";
     r.topic = topic;
     r.queue_id = queue;
     r.born_timestamp = clock_.NowMillis();
-    const std::string props = "TAGS\x01" + tag + "\x02";
+    const std::string props = "TAGS\x01" + tag + "\x02" + extra;
     const SendEntry entry{0, body, props};
     r.messages = std::span<const SendEntry>(&entry, 1);
     auto res =
@@ -226,6 +229,22 @@ TEST_F(ServicesTest, SendAutoCreatesFromTheTemplateAndStampsProperties) {
   EXPECT_EQ(format::FindProperty(d.record.properties, "UNIQ_KEY").value_or(""), r.transaction_id);
   EXPECT_EQ(format::FindProperty(d.record.properties, "CLUSTER").value_or(""), "DefaultCluster");
   EXPECT_EQ(format::FindProperty(d.record.properties, "TAGS").value_or(""), "a");
+}
+
+// A transaction half message would be stored as PREPARED and never delivered (no
+// transaction support yet): refused with a clear error instead of SEND_OK.
+TEST_F(ServicesTest, TransactionHalfMessagesAreRefusedNotSilentlyLost) {
+  const int64_t before = store_->MaxPhysicalOffset().value();
+  SendResult by_flag = Send("T", 0, "half", "a", format::kTransactionPrepared);
+  EXPECT_EQ(by_flag.verdict.outcome, Outcome::kMessageIllegal);
+  EXPECT_NE(by_flag.verdict.remark.find("transaction messages are not supported"),
+            std::string::npos)
+      << by_flag.verdict.remark;
+  SendResult by_property = Send("T", 0, "half", "a", 0, "TRAN_MSG\x01true\x02PGROUP\x01P\x02");
+  EXPECT_EQ(by_property.verdict.outcome, Outcome::kMessageIllegal);
+  EXPECT_EQ(store_->MaxPhysicalOffset().value(), before);
+  EXPECT_EQ(Send("T", 0, "committed type is fine", "a", format::kTransactionCommit).verdict.outcome,
+            Outcome::kOk);
 }
 
 }  // namespace
