@@ -214,8 +214,7 @@ std::optional<SendResult> SendService::Send(const RequestContext& context,
 }
 
 SendResult SendService::BuildResult(const PutMessageResult& put, int32_t queue_id, bool batch,
-                                    std::string uniq,
-                                    const std::vector<int64_t>& sizes) const {
+                                    std::string uniq, const std::vector<int64_t>& sizes) const {
   SendResult r;
   r.verdict = VerdictOf(put);
   if (!r.stored()) return r;
