@@ -59,4 +59,38 @@ class JsonObjectText {
   std::map<std::string, std::string> members_;
 };
 
+// The shape topics.json and subscriptionGroup.json share: `{"dataVersion":{..},
+// "<table>":{name:{..},..}, ..}`. DecodeTable reads the table's entries through
+// `decode(name, value)` into `*out` (an absent table is empty; a table or entry that is not
+// an object is kCorruption naming it). EncodeVersionedTable writes the file back, with the
+// top-level members no decoder knew kept.
+template <typename Map, typename Decode>
+Status DecodeTable(const rapidjson::Value& root, const char* table, Decode decode, Map* out) {
+  if (const rapidjson::Value* t = ObjectMember(root, table)) {
+    for (const auto& m : t->GetObject()) {
+      std::string name(m.name.GetString(), m.name.GetStringLength());
+      if (!m.value.IsObject()) {
+        return Corruption(std::string(table) + "." + name + " is not an object");
+      }
+      (*out)[name] = decode(name, m.value);
+    }
+  } else if (root.HasMember(table)) {
+    return Corruption(std::string(table) + " is not an object");
+  }
+  return Status::OK();
+}
+
+template <typename Map, typename Encode>
+std::string EncodeVersionedTable(std::string version_json, const char* table, const Map& entries,
+                                 Encode encode,
+                                 const std::map<std::string, std::string>& unknown_top_level) {
+  JsonObjectText t;
+  for (const auto& [name, entry] : entries) t.Set(name, encode(entry));
+  JsonObjectText root;
+  root.Set("dataVersion", std::move(version_json));
+  root.Set(table, t.Text());
+  root.Keep(unknown_top_level);
+  return root.Text();
+}
+
 }  // namespace rocketstore::broker::config_json

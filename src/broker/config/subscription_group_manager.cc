@@ -51,17 +51,7 @@ Status SubscriptionGroupManager::DecodeLocked(std::string_view json) {
   RS_ASSIGN_OR_RETURN(rapidjson::Document doc, cj::ParseObject(json));
   const rapidjson::Value& root = doc;
   std::map<std::string, SubscriptionGroupConfig, std::less<>> groups;
-  if (const rapidjson::Value* table = cj::ObjectMember(root, "subscriptionGroupTable")) {
-    for (const auto& m : table->GetObject()) {
-      std::string name(m.name.GetString(), m.name.GetStringLength());
-      if (!m.value.IsObject()) {
-        return Corruption("subscriptionGroupTable." + name + " is not an object");
-      }
-      groups[name] = DecodeGroup(name, m.value);
-    }
-  } else if (root.HasMember("subscriptionGroupTable")) {
-    return Corruption("subscriptionGroupTable is not an object");
-  }
+  RS_RETURN_IF_ERROR(cj::DecodeTable(root, "subscriptionGroupTable", DecodeGroup, &groups));
   groups_ = std::move(groups);
   version_ = DecodeDataVersion(root);
   unknown_top_level_ = cj::UnknownMembers(root, {"dataVersion", "subscriptionGroupTable"});
@@ -69,13 +59,8 @@ Status SubscriptionGroupManager::DecodeLocked(std::string_view json) {
 }
 
 std::string SubscriptionGroupManager::EncodeLocked() const {
-  cj::JsonObjectText table;
-  for (const auto& [name, g] : groups_) table.Set(name, EncodeGroup(g));
-  cj::JsonObjectText root;
-  root.Set("dataVersion", version_.ToJson());
-  root.Set("subscriptionGroupTable", table.Text());
-  root.Keep(unknown_top_level_);
-  return root.Text();
+  return cj::EncodeVersionedTable(version_.ToJson(), "subscriptionGroupTable", groups_, EncodeGroup,
+                                  unknown_top_level_);
 }
 
 std::optional<SubscriptionGroupConfig> SubscriptionGroupManager::Find(

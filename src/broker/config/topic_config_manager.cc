@@ -73,16 +73,7 @@ Status TopicConfigManager::DecodeLocked(std::string_view json) {
   RS_ASSIGN_OR_RETURN(rapidjson::Document doc, cj::ParseObject(json));
   const rapidjson::Value& root = doc;
   std::map<std::string, TopicConfig, std::less<>> topics;
-  if (const rapidjson::Value* table = cj::ObjectMember(root, "topicConfigTable")) {
-    for (const auto& m : table->GetObject()) {
-      if (!m.value.IsObject())
-        return Corruption("topicConfigTable." + cj::ToText(m.name) + " is not an object");
-      std::string name(m.name.GetString(), m.name.GetStringLength());
-      topics[name] = DecodeTopic(name, m.value);
-    }
-  } else if (root.HasMember("topicConfigTable")) {
-    return Corruption("topicConfigTable is not an object");
-  }
+  RS_RETURN_IF_ERROR(cj::DecodeTable(root, "topicConfigTable", DecodeTopic, &topics));
   topics_ = std::move(topics);
   version_ = DecodeDataVersion(root);
   unknown_top_level_ = cj::UnknownMembers(root, {"dataVersion", "topicConfigTable"});
@@ -90,13 +81,8 @@ Status TopicConfigManager::DecodeLocked(std::string_view json) {
 }
 
 std::string TopicConfigManager::EncodeLocked() const {
-  cj::JsonObjectText table;
-  for (const auto& [name, c] : topics_) table.Set(name, EncodeTopic(c));
-  cj::JsonObjectText root;
-  root.Set("dataVersion", version_.ToJson());
-  root.Set("topicConfigTable", table.Text());
-  root.Keep(unknown_top_level_);
-  return root.Text();
+  return cj::EncodeVersionedTable(version_.ToJson(), "topicConfigTable", topics_, EncodeTopic,
+                                  unknown_top_level_);
 }
 
 std::optional<TopicConfig> TopicConfigManager::Find(std::string_view topic) const {
