@@ -88,6 +88,7 @@ void Broker::BuildServices() {
   so.cluster_name = options_.cluster_name;
   so.auto_create_topic = options_.auto_create_topic;
   send_ = std::make_unique<SendService>(so, *store_, *topics_, pipeline_, request_registration);
+  reput_ = std::make_unique<Reputter>(*store_, pipeline_);
   PullService::Options po;
   po.long_polling = options_.long_polling;
   po.short_polling_ms = options_.short_polling_ms;
@@ -141,7 +142,10 @@ Status Broker::Start() {
                  ? options_.server.host + ":" + std::to_string(server_->port())
                  : options_.advertised_addr;
   auto host = format::HostAddress::Parse(address_);
-  send_->set_store_host(host.ok() ? *host : format::HostAddress::V4(127, 0, 0, 1, server_->port()));
+  const format::HostAddress store_host =
+      host.ok() ? *host : format::HostAddress::V4(127, 0, 0, 1, server_->port());
+  send_->set_store_host(store_host);
+  reput_->set_store_host(store_host);
   registrar_->set_broker_addr(address_);
   frontend_->SetReady(true);
   StartRunners();

@@ -36,6 +36,7 @@
 #include "broker/metadata.h"
 #include "broker/namesrv_registrar.h"
 #include "broker/remoting/remoting_frontend.h"
+#include "broker/service/reput.h"
 #include "io/file_system.h"
 #include "store/message_store.h"
 
@@ -82,6 +83,7 @@ class Broker {
   std::unique_ptr<ConsumerManager> consumers_;
   std::unique_ptr<ProducerManager> producers_;
   std::unique_ptr<PullHoldService> holds_;
+  std::unique_ptr<Reputter> reput_;  // the broker's own re-puts (send-back, due delays)
   std::unique_ptr<SendService> send_;
   std::unique_ptr<PullService> pull_;
   std::unique_ptr<ClientService> clients_;

@@ -11,9 +11,11 @@
 #include "broker/hooks/unsupported_feature_hook.h"
 #include "broker/metadata.h"
 #include "broker/service/pull_service.h"
+#include "broker/service/reput.h"
 #include "broker/service/send_service.h"
 #include "fake_channel.h"
 #include "io/fault_injection_file_system.h"
+#include "store/format/message_id.h"
 #include "store/format/properties.h"
 #include "store/message_store.h"
 #include "testing/status_matchers.h"
@@ -245,6 +247,43 @@ TEST_F(ServicesTest, TransactionHalfMessagesAreRefusedNotSilentlyLost) {
   EXPECT_EQ(store_->MaxPhysicalOffset().value(), before);
   EXPECT_EQ(Send("T", 0, "committed type is fine", "a", format::kTransactionCommit).verdict.outcome,
             Outcome::kOk);
+}
+
+// The broker's own re-put: a stored message read back by its offset and put again
+// elsewhere, through the pipeline; client-only checks do not apply to it.
+TEST_F(ServicesTest, ReputReadsAStoredMessageAndPutsItAgainThroughThePipeline) {
+  Reputter reput(*store_, pipeline_);
+  EXPECT_EQ(reput.Read(-1).status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(reput.Read(store_->MaxPhysicalOffset().value()).status().code(), StatusCode::kNotFound);
+  SendResult r = Send("T", 1, "again", "a", 0, "TRAN_MSG\x01true\x02");
+  ASSERT_EQ(r.verdict.outcome, Outcome::kMessageIllegal) << "a client's half message is refused";
+  r = Send("T", 1, "again", "a");
+  ASSERT_TRUE(r.stored()) << r.verdict.remark;
+  auto id = format::DecodeOffsetMsgId(r.msg_id);
+  ASSERT_TRUE(id.ok());
+  auto stored = reput.Read(id->physical_offset);
+  ASSERT_TRUE(stored.ok()) << stored.status();
+  EXPECT_EQ(stored->record.body, "again");
+  EXPECT_EQ(stored->record.topic, "T");
+  EXPECT_FALSE(reput.Read(id->physical_offset + 1).ok()) << "not the start of a record";
+
+  DraftMessage d = DraftFromRecord(stored->record);
+  d.SetTopic("%RETRY%G");
+  d.queue_id = 0;
+  d.reconsume_times = 1;
+  format::PropertiesBuilder b = format::PropertiesBuilder::FromString(stored->record.properties);
+  b.Put("TRAN_MSG", "true");  // not a half message when the broker re-puts it
+  d.SetProperties(b.Build());
+  ReputResult put = reput.Put(PutOrigin::kSendBack, d);
+  ASSERT_TRUE(put.stored()) << put.verdict.remark;
+  ASSERT_TRUE(store_->RunDispatchStep().ok());
+  auto again = reput.Read(put.put.first.offset.value());
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->record.topic, "%RETRY%G");
+  EXPECT_EQ(again->record.body, "again");
+  EXPECT_EQ(again->record.reconsume_times, 1);
+  EXPECT_EQ(again->record.born_timestamp, stored->record.born_timestamp);
+  EXPECT_EQ(store_->GetMaxOffsetInQueue("%RETRY%G", 0).value(), 1);
 }
 
 }  // namespace

@@ -72,10 +72,22 @@ class DraftMessage {
   std::string topic_storage_, properties_storage_;
 };
 
+// Why a message is being put. Hooks act on client sends and on some of the broker's own
+// re-puts: a consumer's send-back may be delayed (DelayLevelHook), while a delay or timer
+// message falling due keeps its DELAY / TIMER_* properties, as RocketMQ's re-put does, and
+// must not be scheduled again.
+enum class PutOrigin {
+  kClient,     // a producer's send (SendService)
+  kSendBack,   // CONSUMER_SEND_MSG_BACK: to %RETRY% (possibly delayed) or %DLQ%
+  kScheduled,  // a delay level or timer fell due: to the real topic, as is
+  kSystem,     // other broker-internal puts (transaction op records, ...)
+};
+
 struct PutContext {
   const RequestContext* request = nullptr;  // null for the broker's own re-puts
   std::string_view producer_group;
   bool batch = false;
+  PutOrigin origin = PutOrigin::kClient;
 };
 
 class PutHook {

@@ -5,7 +5,10 @@
 
 namespace rocketstore::broker {
 
-Verdict UnsupportedFeatureHook::BeforePut(const PutContext&, DraftMessage& message) {
+Verdict UnsupportedFeatureHook::BeforePut(const PutContext& context, DraftMessage& message) {
+  // The broker's own re-puts (a send-back of a message that once was a transaction's) are
+  // not half messages.
+  if (context.origin != PutOrigin::kClient) return Verdict::Ok();
   // A PREPARED (or ROLLBACK) record takes no queue offset: no consumer would ever see it.
   const bool half = !format::TakesQueueOffset(message.sys_flag) ||
                     format::FindProperty(message.properties(), "TRAN_MSG").value_or("") == "true";

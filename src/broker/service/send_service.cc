@@ -5,6 +5,7 @@
 #include <random>
 
 #include "base/coding.h"
+#include "broker/service/reput.h"
 #include "broker/system_topics.h"
 #include "store/format/message_id.h"
 #include "store/format/properties.h"
@@ -18,29 +19,6 @@ std::string RandomHex32() {
   EncodeFixed64BE(bytes, rng());
   EncodeFixed64BE(bytes + 8, rng());
   return HexUpper(bytes, sizeof(bytes));
-}
-
-Verdict VerdictOf(const PutMessageResult& put) {
-  switch (put.status) {
-    case PutMessageStatus::kPutOk:
-      return Verdict::Ok();
-    case PutMessageStatus::kFlushDiskTimeout:
-      return Verdict::Error(Outcome::kFlushDiskTimeout, "");
-    case PutMessageStatus::kFlushSlaveTimeout:
-      return Verdict::Error(Outcome::kFlushSlaveTimeout, "");
-    case PutMessageStatus::kSlaveNotAvailable:
-      return Verdict::Error(Outcome::kSlaveNotAvailable, "");
-    case PutMessageStatus::kServiceNotAvailable:
-      return Verdict::Error(Outcome::kServiceNotAvailable,
-                            "store rejected the message: " + put.error);
-    case PutMessageStatus::kMessageIllegal:
-    case PutMessageStatus::kPropertiesSizeExceeded:
-      return Verdict::Error(Outcome::kMessageIllegal, "store rejected the message: " + put.error);
-    case PutMessageStatus::kOsPageCacheBusy:
-      return Verdict::Error(Outcome::kSystemBusy, "store rejected the message: " + put.error);
-    default:
-      return Verdict::Error(Outcome::kSystemError, "store rejected the message: " + put.error);
-  }
 }
 
 }  // namespace
@@ -216,7 +194,7 @@ std::optional<SendResult> SendService::Send(const RequestContext& context,
 SendResult SendService::BuildResult(const PutMessageResult& put, int32_t queue_id, bool batch,
                                     std::string uniq, const std::vector<int64_t>& sizes) const {
   SendResult r;
-  r.verdict = VerdictOf(put);
+  r.verdict = VerdictOfPut(put);
   if (!r.stored()) return r;
   r.queue_id = queue_id;
   r.queue_offset = put.first.queue_offset.value();
