@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "broker/hooks/message_check_hook.h"
+#include "broker/hooks/retry_topic_hook.h"
 #include "broker/hooks/unsupported_feature_hook.h"
 #include "broker/remoting/remoting_channel.h"
 #include "io/posix_file_system.h"
@@ -82,13 +83,19 @@ void Broker::BuildServices() {
   persister_->Add(*groups_, 0);
   persister_->Add(*offsets_, options_.offset_persist_interval_ms);
   auto request_registration = [r = registrar_.get()] { r->RequestNow(); };
+  reput_ = std::make_unique<Reputter>(*store_, pipeline_);
+  RetryService::Options rto;
+  rto.auto_create_subscription_group = options_.auto_create_subscription_group;
+  rto.broker_permission = options_.broker_permission;
+  retry_ = std::make_unique<RetryService>(rto, *groups_, *topics_, *reput_, request_registration);
   pipeline_.Add(std::make_unique<MessageCheckHook>(options_.store.max_message_body_bytes));
   pipeline_.Add(std::make_unique<UnsupportedFeatureHook>());
+  pipeline_.Add(std::make_unique<RetryTopicHook>(*retry_));
   SendService::Options so;
   so.cluster_name = options_.cluster_name;
   so.auto_create_topic = options_.auto_create_topic;
+  so.groups = groups_.get();
   send_ = std::make_unique<SendService>(so, *store_, *topics_, pipeline_, request_registration);
-  reput_ = std::make_unique<Reputter>(*store_, pipeline_);
   PullService::Options po;
   po.long_polling = options_.long_polling;
   po.short_polling_ms = options_.short_polling_ms;
@@ -108,6 +115,7 @@ void Broker::BuildServices() {
   services.offsets = offset_service_.get();
   services.query = query_.get();
   services.topics = topic_service_.get();
+  services.retry = retry_.get();
   frontend_ = std::make_unique<RemotingFrontend>(services);
 }
 

@@ -83,7 +83,8 @@ class Broker {
   std::unique_ptr<ConsumerManager> consumers_;
   std::unique_ptr<ProducerManager> producers_;
   std::unique_ptr<PullHoldService> holds_;
-  std::unique_ptr<Reputter> reput_;  // the broker's own re-puts (send-back, due delays)
+  std::unique_ptr<Reputter> reput_;      // the broker's own re-puts (send-back, due delays)
+  std::unique_ptr<RetryService> retry_;  // send-back, %RETRY% / %DLQ% routing
   std::unique_ptr<SendService> send_;
   std::unique_ptr<PullService> pull_;
   std::unique_ptr<ClientService> clients_;

@@ -88,6 +88,8 @@ const std::map<std::string_view, Setter>& Setters() {
          return Status::OK();
        }},
       {"autoCreateTopicEnable", RS_CONF_BOOL(auto_create_topic)},
+      {"autoCreateSubscriptionGroup", RS_CONF_BOOL(auto_create_subscription_group)},
+      {"brokerPermission", RS_CONF_INT(broker_permission, 0, 7, "PermName bits in [0, 7]")},
       {"longPollingEnable", RS_CONF_BOOL(long_polling)},
       {"messageIndexEnable", RS_CONF_BOOL(store.message_index_enable)},
       {"syncFlushZeroFill", RS_CONF_BOOL(store.sync_flush_zero_fill)},  // rocketstore's own

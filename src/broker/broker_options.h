@@ -22,6 +22,8 @@ struct BrokerOptions {
   // Address published to name servers and stamped as STOREHOST; default host:port.
   std::string advertised_addr;                  // brokerIP1 (+ listenPort)
   bool auto_create_topic = true;                // autoCreateTopicEnable
+  bool auto_create_subscription_group = true;   // autoCreateSubscriptionGroup (send-back)
+  int32_t broker_permission = 6;                // brokerPermission (PermName bits; send-back)
   bool long_polling = true;                     // longPollingEnable
   int64_t short_polling_ms = 1000;              // shortPollingTimeMills
   int32_t default_topic_queue_nums = 8;         // defaultTopicQueueNums

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -88,6 +89,8 @@ struct PutContext {
   std::string_view producer_group;
   bool batch = false;
   PutOrigin origin = PutOrigin::kClient;
+  // The send's maxReconsumeTimes header (a client's fallback send to %RETRY%<group>).
+  std::optional<int32_t> max_reconsume_times;
 };
 
 class PutHook {

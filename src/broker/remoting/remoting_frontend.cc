@@ -49,6 +49,9 @@ void RemotingFrontend::Register(net::RemotingServer& server) {
   reg(RequestCode::kSendMessageV2, with_conn(&RemotingFrontend::OnSend));
   reg(RequestCode::kSendBatchMessage, with_conn(&RemotingFrontend::OnSend));
   reg(RequestCode::kPullMessage, with_conn(&RemotingFrontend::OnPull));
+  if (s_.retry) {
+    reg(RequestCode::kConsumerSendMsgBack, with_conn(&RemotingFrontend::OnConsumerSendMsgBack));
+  }
   reg(RequestCode::kHeartBeat, with_conn(&RemotingFrontend::OnHeartbeat));
   reg(RequestCode::kUnregisterClient, with_conn(&RemotingFrontend::OnUnregisterClient));
   reg(RequestCode::kGetConsumerListByGroup, plain(&RemotingFrontend::OnConsumerList));

@@ -9,7 +9,7 @@
 //
 // Handlers (one file per family): send_handlers.cc (10, 310, 320), pull_handlers.cc
 // (11), client_handlers.cc (34, 35, 38), admin_handlers.cc (offsets 14/15, topics 17,
-// queue metadata 29-32, queries 12/33).
+// queue metadata 29-32, queries 12/33), retry_handlers.cc (36).
 //
 // Until SetReady(true) every request is answered SYSTEM_BUSY "broker is starting", so
 // the server may listen before the services know the address they are reachable at.
@@ -24,6 +24,7 @@
 #include "broker/service/offset_service.h"
 #include "broker/service/pull_service.h"
 #include "broker/service/query_service.h"
+#include "broker/service/retry_service.h"
 #include "broker/service/send_service.h"
 #include "broker/service/topic_service.h"
 #include "net/remoting_server.h"
@@ -39,6 +40,7 @@ struct BrokerServices {
   OffsetService* offsets = nullptr;
   QueryService* query = nullptr;
   TopicService* topics = nullptr;
+  RetryService* retry = nullptr;
 };
 
 class RemotingFrontend {
@@ -57,6 +59,7 @@ class RemotingFrontend {
 
   Reply OnSend(const Conn& c, Cmd& r);
   Reply OnPull(const Conn& c, Cmd& r);
+  Reply OnConsumerSendMsgBack(const Conn& c, Cmd& r);
   Reply OnHeartbeat(const Conn& c, Cmd& r);
   Reply OnUnregisterClient(const Conn& c, Cmd& r);
   Reply OnConsumerList(Cmd& r);

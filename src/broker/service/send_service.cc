@@ -73,11 +73,17 @@ Verdict SendService::ResolveTopic(const SendRequest& request, Resolved* out) {
   const std::string& topic = request.topic;
   auto config = topics_.Find(topic);
   if (!config) {
-    if (options_.auto_create_topic) {
+    if (topic.starts_with(kRetryGroupTopicPrefix)) {
+      // As a send-back creates it: the group's retryQueueNums queues, RW.
+      const auto group =
+          options_.groups
+              ? options_.groups->Find(std::string_view(topic).substr(kRetryGroupTopicPrefix.size()))
+              : std::nullopt;
+      config = topics_.EnsureSystemTopic(topic, group ? std::max(1, group->retry_queue_nums) : 1);
+    } else if (options_.auto_create_topic) {
       config = topics_.CreateFromTemplate(topic, request.default_topic,
                                           request.default_topic_queue_nums);
     }
-    if (!config && topic.starts_with("%RETRY%")) config = topics_.EnsureSystemTopic(topic, 1);
     if (!config) {
       return Verdict::Error(Outcome::kTopicNotExist,
                             "topic[" + topic + "] not exist, apply first please!");
@@ -154,7 +160,11 @@ std::optional<SendResult> SendService::Send(const RequestContext& context,
     }
     d.SetProperties(b.Build());
   }
-  PutContext put_context{&context, request.producer_group, request.batch};
+  PutContext put_context;
+  put_context.request = &context;
+  put_context.producer_group = request.producer_group;
+  put_context.batch = request.batch;
+  put_context.max_reconsume_times = request.max_reconsume_times;
   if (Verdict v = pipeline_.Run(put_context, drafts); !v.ok()) return refuse(std::move(v));
 
   format::MessageToStore single_msg;

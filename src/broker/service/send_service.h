@@ -5,8 +5,9 @@
 //
 //   1. CheckTopic: the topic name is valid and not a system topic clients may not write.
 //   2. ResolveTopic: the topic's config; an unknown topic is auto-created from the
-//      request's default topic (TBW102) when autoCreateTopicEnable, and a %RETRY% topic
-//      always; then the write permission and the queue id (a negative id picks one).
+//      request's default topic (TBW102) when autoCreateTopicEnable; a %RETRY%<group> topic
+//      always, with the group's retryQueueNums queues (RW); then the write permission and the queue
+//      id (a negative id picks one).
 //   3. The drafts (one per message; a batch's entries come decoded) get the broker's
 //      properties (CLUSTER, UNIQ_KEY when missing, WAIT removed) and run through the put
 //      pipeline (broker/hooks/put_pipeline.h), which may refuse or rewrite them.
@@ -72,6 +73,9 @@ class SendService {
     std::string cluster_name = "DefaultCluster";
     bool auto_create_topic = true;
     format::HostAddress store_host;
+    // When set, an unknown %RETRY%<group> topic gets the group's retryQueueNums queues
+    // (else 1). Must outlive the service.
+    const SubscriptionGroupManager* groups = nullptr;
   };
   using Callback = std::function<void(SendResult)>;
 
