@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # ali-ons interop test (ctest label `interop`): installs ali-ons@3.12.0 from the npm
 # registry (pinned by package-lock.json) into a temporary folder, starts
-# `rocketstore serve` there on free loopback ports and runs produce_consume.js.
+# `rocketstore serve` there on free loopback ports and runs produce_consume.js, then
+# retry_dlq.js (consumer retry and the dead-letter queue).
 # Usage: run_interop.sh <rocketstore binary>. Exit 77 (ctest SKIP) if npm cannot install.
 set -u
 BIN=$(realpath "$1")
@@ -15,7 +16,7 @@ cleanup() {
   rm -rf "$WORK"
 }
 trap cleanup EXIT
-cp "$SRC/package.json" "$SRC/package-lock.json" "$SRC/produce_consume.js" "$WORK/"
+cp "$SRC/package.json" "$SRC/package-lock.json" "$SRC/produce_consume.js" "$SRC/retry_dlq.js" "$WORK/"
 cd "$WORK" || exit 1
 if ! timeout 300 npm ci --no-audit --no-fund --loglevel=error >npm.log 2>&1; then
   echo "SKIP: npm ci failed (registry unreachable?):"; cat npm.log; exit 77
@@ -26,7 +27,10 @@ free_port() {
 NS_PORT=$(free_port)
 BR_PORT=$(free_port)
 while [ "$BR_PORT" = "$NS_PORT" ]; do BR_PORT=$(free_port); done
-"$BIN" serve --namesrv-port "$NS_PORT" --broker-port "$BR_PORT" --store "$WORK/data" >serve.log 2>&1 &
+# Short delay levels (as the Java vectors were captured with), so retries come back soon.
+echo "messageDelayLevel=1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s" >broker.conf
+"$BIN" serve --namesrv-port "$NS_PORT" --broker-port "$BR_PORT" --store "$WORK/data" \
+  -c "$WORK/broker.conf" >serve.log 2>&1 &
 SERVE_PID=$!
 for _ in $(seq 1 100); do
   grep -q "broker broker-a listening" serve.log && break
@@ -35,6 +39,10 @@ for _ in $(seq 1 100); do
 done
 NAMESRV="127.0.0.1:$NS_PORT" BROKER_ADDR="127.0.0.1:$BR_PORT" timeout 300 node produce_consume.js
 RC=$?
+if [ "$RC" -eq 0 ]; then
+  NAMESRV="127.0.0.1:$NS_PORT" BROKER_ADDR="127.0.0.1:$BR_PORT" timeout 180 node retry_dlq.js
+  RC=$?
+fi
 kill -TERM "$SERVE_PID"; wait "$SERVE_PID"; SERVE_RC=$?; SERVE_PID=""
 cat serve.log
 if [ -e "$WORK/data/abort" ]; then echo "FAIL: abort file left after SIGTERM"; exit 1; fi
