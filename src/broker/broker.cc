@@ -106,6 +106,7 @@ void Broker::BuildServices() {
   offset_service_ = std::make_unique<OffsetService>(*store_, *offsets_, *groups_);
   query_ = std::make_unique<QueryService>(*store_);
   topic_service_ = std::make_unique<TopicService>(*topics_, request_registration);
+  locks_ = std::make_unique<RebalanceLockManager>(clock_, options_.rebalance_lock_max_live_ms);
   BrokerServices services;
   services.send = send_.get();
   services.pull = pull_.get();
@@ -116,6 +117,7 @@ void Broker::BuildServices() {
   services.query = query_.get();
   services.topics = topic_service_.get();
   services.retry = retry_.get();
+  services.locks = locks_.get();
   frontend_ = std::make_unique<RemotingFrontend>(services);
 }
 
@@ -169,6 +171,7 @@ void Broker::StartRunners() {
       "broker-clients", milliseconds(options_.client_scan_interval_ms), [this] {
         consumers_->RunOnce(clock_.NowMillis());
         producers_->RunOnce(clock_.NowMillis());
+        (void)locks_->RunOnce(locks_->NowMs());  // drops expired locks (no answer changes)
       });
   hold_runner_ = std::make_unique<ServiceRunner>("broker-holds",
                                                  milliseconds(options_.pull_hold_check_interval_ms),

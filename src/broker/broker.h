@@ -15,7 +15,8 @@
 // starts the remoting server, then the background services (ServiceRunners, each a step
 // function): registration with every name server (every 30 s and right after a topic
 // change), config persistence (offsets every 5 s, topics and groups soon after a change),
-// client expiry (120 s of silence), and the deadlines of held pulls.
+// client expiry (120 s of silence) with the sweep of expired order locks, and the
+// deadlines of held pulls.
 // Stop(): unregisters from the name servers, stops the services and the server (held
 // pulls are dropped), persists the config files, closes the store. Returns the first
 // error (a config file that could not be written, the store's close).
@@ -64,6 +65,7 @@ class Broker {
   SubscriptionGroupManager& subscription_groups() { return *groups_; }
   ConsumerManager& consumers() { return *consumers_; }
   MessageStore& store() { return *store_; }
+  RebalanceLockManager& locks() { return *locks_; }
 
  private:
   Status OpenStoreAndConfig();
@@ -91,6 +93,7 @@ class Broker {
   std::unique_ptr<OffsetService> offset_service_;
   std::unique_ptr<QueryService> query_;
   std::unique_ptr<TopicService> topic_service_;
+  std::unique_ptr<RebalanceLockManager> locks_;  // orderly consumers' queue locks
   std::unique_ptr<RemotingFrontend> frontend_;
   std::unique_ptr<net::RemotingServer> server_;
   std::unique_ptr<NamesrvRegistrar> registrar_;

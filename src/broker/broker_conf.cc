@@ -130,6 +130,12 @@ const std::map<std::string_view, Setter>& Setters() {
        RS_CONF_INT(short_polling_ms, 1, INT64_MAX, "a positive number of milliseconds")},
       {"flushConsumerOffsetInterval",
        RS_CONF_INT(offset_persist_interval_ms, 1, INT64_MAX, "a positive number of milliseconds")},
+      // Java reads only the system property -Drocketmq.broker.rebalance.lockMaxLiveTime;
+      // here both names are broker.conf keys.
+      {"rebalanceLockMaxLiveTime",
+       RS_CONF_INT(rebalance_lock_max_live_ms, 1, INT64_MAX, "a positive number of milliseconds")},
+      {"rocketmq.broker.rebalance.lockMaxLiveTime",
+       RS_CONF_INT(rebalance_lock_max_live_ms, 1, INT64_MAX, "a positive number of milliseconds")},
       {"registerNameServerPeriod",
        RS_CONF_INT(register_interval_ms, 1000, 60000, "in [1000, 60000] ms")},
   };

@@ -32,6 +32,9 @@ struct BrokerOptions {
   int64_t channel_expired_timeout_ms = 120000;  // CHANNEL_EXPIRED_TIMEOUT
   int64_t client_scan_interval_ms = 10000;      // ClientHousekeepingService period
   int64_t pull_hold_check_interval_ms = 100;    // how often held pulls' deadlines are checked
+  // How long an orderly consumer's queue lock lives after its last renewal (Java: the
+  // system property rocketmq.broker.rebalance.lockMaxLiveTime).
+  int64_t rebalance_lock_max_live_ms = 60000;  // rebalanceLockMaxLiveTime
 
   static net::ServerOptions DefaultServerOptions() {
     net::ServerOptions o;

@@ -72,5 +72,21 @@ TEST(BrokerConfTest, BadValuesNameTheKey) {
   EXPECT_FALSE(ApplyBrokerConf("justakey\n", o, nullptr).ok());
 }
 
+TEST(BrokerConfTest, RebalanceLockMaxLiveTimeUnderBothNames) {
+  BrokerOptions o;
+  EXPECT_EQ(o.rebalance_lock_max_live_ms, 60000);  // Java's default
+  ASSERT_TRUE(ApplyBrokerConf("rebalanceLockMaxLiveTime=30000\n", o, nullptr).ok());
+  EXPECT_EQ(o.rebalance_lock_max_live_ms, 30000);
+  // Java's system property name, accepted as a key as well.
+  ASSERT_TRUE(
+      ApplyBrokerConf("rocketmq.broker.rebalance.lockMaxLiveTime = 45000\n", o, nullptr).ok());
+  EXPECT_EQ(o.rebalance_lock_max_live_ms, 45000);
+  Status s = ApplyBrokerConf("rebalanceLockMaxLiveTime=0\n", o, nullptr);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("rebalanceLockMaxLiveTime=0"), std::string::npos) << s.message();
+  EXPECT_FALSE(ApplyBrokerConf("rocketmq.broker.rebalance.lockMaxLiveTime=1m\n", o, nullptr).ok());
+  EXPECT_EQ(o.rebalance_lock_max_live_ms, 45000);
+}
+
 }  // namespace
 }  // namespace rocketstore::broker

@@ -64,6 +64,10 @@ void RemotingFrontend::Register(net::RemotingServer& server) {
   reg(RequestCode::kSearchOffsetByTimestamp, plain(&RemotingFrontend::OnSearchOffset));
   reg(RequestCode::kQueryMessage, plain(&RemotingFrontend::OnQueryMessage));
   reg(RequestCode::kViewMessageById, plain(&RemotingFrontend::OnViewMessage));
+  if (s_.locks != nullptr) {
+    reg(RequestCode::kLockBatchMq, plain(&RemotingFrontend::OnLockBatch));
+    reg(RequestCode::kUnlockBatchMq, plain(&RemotingFrontend::OnUnlockBatch));
+  }
 }
 
 void RemotingFrontend::OnConnectionClosed(const net::ConnectionPtr& conn) {

@@ -9,7 +9,8 @@
 //
 // Handlers (one file per family): send_handlers.cc (10, 310, 320), pull_handlers.cc
 // (11), client_handlers.cc (34, 35, 38), admin_handlers.cc (offsets 14/15, topics 17,
-// queue metadata 29-32, queries 12/33), retry_handlers.cc (36).
+// queue metadata 29-32, queries 12/33), retry_handlers.cc (36), lock_handlers.cc (order locks
+// 41, 42).
 //
 // Until SetReady(true) every request is answered SYSTEM_BUSY "broker is starting", so
 // the server may listen before the services know the address they are reachable at.
@@ -24,6 +25,7 @@
 #include "broker/service/offset_service.h"
 #include "broker/service/pull_service.h"
 #include "broker/service/query_service.h"
+#include "broker/service/rebalance_lock_manager.h"
 #include "broker/service/retry_service.h"
 #include "broker/service/send_service.h"
 #include "broker/service/topic_service.h"
@@ -41,6 +43,7 @@ struct BrokerServices {
   QueryService* query = nullptr;
   TopicService* topics = nullptr;
   RetryService* retry = nullptr;
+  RebalanceLockManager* locks = nullptr;
 };
 
 class RemotingFrontend {
@@ -72,6 +75,8 @@ class RemotingFrontend {
   Reply OnSearchOffset(Cmd& r);
   Reply OnQueryMessage(Cmd& r);
   Reply OnViewMessage(Cmd& r);
+  Reply OnLockBatch(Cmd& r);
+  Reply OnUnlockBatch(Cmd& r);
 
   BrokerServices s_;
   std::atomic<bool> ready_{false};
