@@ -4,6 +4,7 @@
 #include <map>
 #include <sstream>
 
+#include "broker/schedule/delay_level_table.h"
 #include "protocol/remoting_command.h"
 
 namespace rocketstore::broker {
@@ -128,6 +129,18 @@ const std::map<std::string_view, Setter>& Setters() {
        RS_CONF_INT(short_polling_ms, 1, INT64_MAX, "a positive number of milliseconds")},
       {"flushConsumerOffsetInterval",
        RS_CONF_INT(offset_persist_interval_ms, 1, INT64_MAX, "a positive number of milliseconds")},
+      {"messageDelayLevel",
+       [](const Entry& e, BrokerOptions& o) -> Status {
+         auto levels = DelayLevelTable::Parse(e.value);
+         if (!levels.ok()) {
+           return InvalidArgument("broker.conf line " + std::to_string(e.line_no) + ": " +
+                                  levels.status().message());
+         }
+         o.message_delay_level = e.value;
+         return Status::OK();
+       }},
+      {"flushDelayOffsetInterval", RS_CONF_INT(flush_delay_offset_interval_ms, 1, INT64_MAX,
+                                               "a positive number of milliseconds")},
       {"registerNameServerPeriod",
        RS_CONF_INT(register_interval_ms, 1000, 60000, "in [1000, 60000] ms")},
   };

@@ -9,6 +9,7 @@
 //   (rounded up to a multiple of 20 as RocketMQ does), messageIndexEnable, maxHashSlotNum,
 //   maxIndexNum, longPollingEnable, shortPollingTimeMills, defaultTopicQueueNums,
 //   accessMessageInMemoryMaxRatio, flushConsumerOffsetInterval, registerNameServerPeriod,
+//   messageDelayLevel (checked as RocketMQ parses it), flushDelayOffsetInterval,
 //   and rocketstore's own syncFlushZeroFill and commitLogResidentWindow. The table is in
 //   broker_conf.cc (one line per key).
 // Unknown keys are returned in `ignored` (callers log them). A bad value (not a number, not

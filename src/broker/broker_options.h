@@ -30,6 +30,11 @@ struct BrokerOptions {
   int64_t channel_expired_timeout_ms = 120000;  // CHANNEL_EXPIRED_TIMEOUT
   int64_t client_scan_interval_ms = 10000;      // ClientHousekeepingService period
   int64_t pull_hold_check_interval_ms = 100;    // how often held pulls' deadlines are checked
+  // The delay levels (broker/schedule/delay_level_table.h), and how often their progress
+  // (config/delayOffset.json) is written.
+  std::string message_delay_level =  // messageDelayLevel
+      "1s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h";
+  int64_t flush_delay_offset_interval_ms = 10000;  // flushDelayOffsetInterval
 
   static net::ServerOptions DefaultServerOptions() {
     net::ServerOptions o;

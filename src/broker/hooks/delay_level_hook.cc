@@ -1,0 +1,76 @@
+#include "broker/hooks/delay_level_hook.h"
+
+#include "broker/system_topics.h"
+#include "store/format/message_record.h"
+#include "store/format/properties.h"
+
+namespace rocketstore::broker {
+
+namespace {
+constexpr std::string_view kTimerProperties[] = {"TIMER_DELIVER_MS", "TIMER_DELAY_SEC",
+                                                 "TIMER_DELAY_MS"};
+
+std::string AppendProperty(std::string props, std::string_view name, std::string_view value) {
+  if (!props.empty() && props.back() != format::kPropertySeparator) {
+    props.push_back(format::kPropertySeparator);
+  }
+  props.append(name).push_back(format::kNameValueSeparator);
+  props.append(value);
+  return props;
+}
+}  // namespace
+
+Verdict DelayLevelHook::BeforePut(const PutContext& context, DraftMessage& message) {
+  if (context.origin == PutOrigin::kScheduled) return Verdict::Ok();
+  // NOT_TYPE and COMMIT_TYPE only, as Java: a half or rollback record is not delayed.
+  if (!format::TakesQueueOffset(message.sys_flag)) return Verdict::Ok();
+  const auto delay = format::FindProperty(message.properties(), format::kPropertyDelay);
+  if (!delay) return Verdict::Ok();
+  const std::string levels_hint = "the broker has " + std::to_string(levels_.max_level()) +
+                                  " delay levels (1.." + std::to_string(levels_.max_level()) +
+                                  ": " + levels_.text() + "); 0 delivers now";
+  const auto parsed = ParseDelayLevel(*delay);
+  if (!parsed) {
+    return Verdict::Error(Outcome::kMessageIllegal, "property DELAY=\"" + std::string(*delay) +
+                                                        "\" is not a number: " + levels_hint);
+  }
+  int level = *parsed;
+  const bool client = context.origin == PutOrigin::kClient;
+  const bool capped = !client || message.topic().starts_with(kRetryGroupTopicPrefix);
+  if (level < 0 && client) {
+    return Verdict::Error(Outcome::kMessageIllegal, "property DELAY=" + std::to_string(level) +
+                                                        " is negative: " + levels_hint);
+  }
+  if (level <= 0) return Verdict::Ok();
+  if (context.batch) {
+    return Verdict::Error(Outcome::kMessageIllegal,
+                          "property DELAY is not allowed in a batch: send delayed messages one "
+                          "by one");
+  }
+  std::string props(message.properties());
+  if (level > levels_.max_level()) {
+    if (!capped) {
+      return Verdict::Error(Outcome::kMessageIllegal,
+                            "property DELAY=" + std::to_string(level) +
+                                " is past the last delay level: " + levels_hint);
+    }
+    level = levels_.max_level();
+    props = AppendProperty(format::RemoveProperty(props, format::kPropertyDelay),
+                           format::kPropertyDelay, std::to_string(level));
+  }
+  for (std::string_view name : {format::kPropertyRealTopic, format::kPropertyRealQueueId}) {
+    if (format::FindProperty(props, name)) props = format::RemoveProperty(props, name);
+  }
+  for (std::string_view name : kTimerProperties) {
+    if (format::FindProperty(props, name)) props = format::RemoveProperty(props, name);
+  }
+  props = AppendProperty(std::move(props), format::kPropertyRealTopic, message.topic());
+  props = AppendProperty(std::move(props), format::kPropertyRealQueueId,
+                         std::to_string(message.queue_id));
+  message.SetProperties(std::move(props));
+  message.SetTopic(std::string(kScheduleTopic));
+  message.queue_id = QueueOfDelayLevel(level);
+  return Verdict::Ok();
+}
+
+}  // namespace rocketstore::broker
