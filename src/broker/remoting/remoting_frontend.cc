@@ -61,6 +61,9 @@ void RemotingFrontend::Register(net::RemotingServer& server) {
   reg(RequestCode::kSearchOffsetByTimestamp, plain(&RemotingFrontend::OnSearchOffset));
   reg(RequestCode::kQueryMessage, plain(&RemotingFrontend::OnQueryMessage));
   reg(RequestCode::kViewMessageById, plain(&RemotingFrontend::OnViewMessage));
+  if (s_.delay_offsets) {
+    reg(RequestCode::kGetAllDelayOffset, plain(&RemotingFrontend::OnGetAllDelayOffset));
+  }
 }
 
 void RemotingFrontend::OnConnectionClosed(const net::ConnectionPtr& conn) {

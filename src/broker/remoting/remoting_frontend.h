@@ -9,7 +9,7 @@
 //
 // Handlers (one file per family): send_handlers.cc (10, 310, 320), pull_handlers.cc
 // (11), client_handlers.cc (34, 35, 38), admin_handlers.cc (offsets 14/15, topics 17,
-// queue metadata 29-32, queries 12/33).
+// queue metadata 29-32, queries 12/33, delay offsets 45).
 //
 // Until SetReady(true) every request is answered SYSTEM_BUSY "broker is starting", so
 // the server may listen before the services know the address they are reachable at.
@@ -20,6 +20,7 @@
 
 #include <atomic>
 
+#include "broker/config/delay_offset_manager.h"
 #include "broker/service/client_service.h"
 #include "broker/service/offset_service.h"
 #include "broker/service/pull_service.h"
@@ -39,6 +40,7 @@ struct BrokerServices {
   OffsetService* offsets = nullptr;
   QueryService* query = nullptr;
   TopicService* topics = nullptr;
+  DelayOffsetManager* delay_offsets = nullptr;  // GET_ALL_DELAY_OFFSET (45)
 };
 
 class RemotingFrontend {
@@ -69,6 +71,7 @@ class RemotingFrontend {
   Reply OnSearchOffset(Cmd& r);
   Reply OnQueryMessage(Cmd& r);
   Reply OnViewMessage(Cmd& r);
+  Reply OnGetAllDelayOffset(Cmd& r);
 
   BrokerServices s_;
   std::atomic<bool> ready_{false};
