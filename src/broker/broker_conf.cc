@@ -129,6 +129,12 @@ const std::map<std::string_view, Setter>& Setters() {
        RS_CONF_INT(short_polling_ms, 1, INT64_MAX, "a positive number of milliseconds")},
       {"flushConsumerOffsetInterval",
        RS_CONF_INT(offset_persist_interval_ms, 1, INT64_MAX, "a positive number of milliseconds")},
+      {"flushIntervalCommitLog",
+       RS_CONF_INT(store.async_flush.interval_ms, 1, INT64_MAX, "a positive number of ms")},
+      {"flushCommitLogLeastPages",
+       RS_CONF_INT(store.async_flush.least_pages, 0, kMaxInt, "a number of pages >= 0")},
+      {"flushCommitLogThoroughInterval", RS_CONF_INT(store.async_flush.thorough_interval_ms, 1,
+                                                     INT64_MAX, "a positive number of ms")},
       {"messageDelayLevel",
        [](const Entry& e, BrokerOptions& o) -> Status {
          auto levels = DelayLevelTable::Parse(e.value);

@@ -10,6 +10,7 @@
 //   maxIndexNum, longPollingEnable, shortPollingTimeMills, defaultTopicQueueNums,
 //   accessMessageInMemoryMaxRatio, flushConsumerOffsetInterval, registerNameServerPeriod,
 //   messageDelayLevel (checked as RocketMQ parses it), flushDelayOffsetInterval,
+//   flushIntervalCommitLog, flushCommitLogLeastPages, flushCommitLogThoroughInterval,
 //   and rocketstore's own syncFlushZeroFill and commitLogResidentWindow. The table is in
 //   broker_conf.cc (one line per key).
 // Unknown keys are returned in `ignored` (callers log them). A bad value (not a number, not
