@@ -179,6 +179,17 @@ TEST_F(DelayKill9Test, AllDelayedMessagesArriveAfterKill9DuplicatesOnlyUnpersist
   }
   std::cout << "persisted progress: level 1 " << persisted.Query(1) << ", level 3 "
             << persisted.Query(3) << "; duplicates after kill -9: " << duplicates << "\n";
+  // GET_ALL_DELAY_OFFSET (45) answers delayOffset.json's text, fastjson's bare keys.
+  for (int i = 0; i < 50; ++i) {
+    RemotingCommand resp = Call(protocol::MakeRequest(RequestCode::kGetAllDelayOffset));
+    ASSERT_EQ(resp.code, 0);
+    std::vector<uint8_t> b = resp.body.Flatten();
+    const std::string text(b.begin(), b.end());
+    if (text == R"({"offsetTable":{1:30,3:30}})") break;
+    ASSERT_EQ(text.rfind(R"({"offsetTable":{)", 0), 0u) << text;
+    ASSERT_LT(i, 49) << "progress never fully committed: " << text;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
   client_.reset();
   EXPECT_EQ(serve_->Terminate(), 0);
 }
