@@ -4,8 +4,8 @@
 #include <charconv>
 #include <limits>
 
+#include "base/java_hash.h"
 #include "broker/system_topics.h"
-#include "store/dispatch/dispatcher.h"
 #include "store/format/properties.h"
 
 namespace rocketstore::broker {
@@ -75,11 +75,15 @@ int64_t DelayLevelTable::DeliverTimestamp(int level, int64_t store_timestamp) co
 }
 
 int64_t DelayLevelTable::TagsCode(const DispatchRequest& r) const {
-  if (r.topic != kScheduleTopic) return DefaultTagsCode(r);
+  // The store's default (DefaultTagsCode, store/dispatch/dispatcher.h, below this layer).
+  auto tag_hash = [&r] {
+    return r.tags.empty() ? int64_t{0} : static_cast<int64_t>(JavaStringHash(r.tags));
+  };
+  if (r.topic != kScheduleTopic) return tag_hash();
   auto delay = format::FindProperty(r.properties, format::kPropertyDelay);
-  if (!delay) return DefaultTagsCode(r);
+  if (!delay) return tag_hash();
   auto level = ParseDelayLevel(*delay);
-  if (!level || *level <= 0) return DefaultTagsCode(r);
+  if (!level || *level <= 0) return tag_hash();
   return DeliverTimestamp(std::min(*level, max_level()), r.store_timestamp);
 }
 

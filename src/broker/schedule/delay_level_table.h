@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "base/result.h"
-#include "store/dispatch/sink.h"
+#include "store/store_options.h"  // DispatchRequest
 
 namespace rocketstore::broker {
 
