@@ -178,6 +178,12 @@ int main(int argc, char** argv) {
   broker_cmd->add_option("--namesrv", run.namesrv_addrs,
                          "Name servers: HOST:PORT[;HOST:PORT] (or namesrvAddr in --config)");
 
+  CLI::App* delay_cmd = inspect_cmd->add_subcommand(
+      "delay",
+      "Delay levels: per level the SCHEDULE_TOPIC_XXXX queue (level - 1), the delivered "
+      "offset from config/delayOffset.json, pending messages and the next deliver time.");
+  add_common(delay_cmd);
+
   CLI11_PARSE(app, argc, argv);
   if (serve_cmd->parsed()) return rocketstore::apps::RunServe(run);
   if (namesrv_cmd->parsed()) return rocketstore::apps::RunNamesrv(run);
@@ -195,6 +201,7 @@ int main(int argc, char** argv) {
     }
     if (msgid_cmd->parsed()) return ins::RunMsgId(fs, io, msg_id, stdout, stderr);
     if (verify_cmd->parsed()) return ins::RunVerify(fs, io, stdout, stderr);
+    if (delay_cmd->parsed()) return ins::RunDelay(fs, io, stdout, stderr);
   }
   return 0;
 }

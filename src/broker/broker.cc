@@ -2,10 +2,12 @@
 
 #include <chrono>
 
+#include "broker/hooks/delay_level_hook.h"
 #include "broker/hooks/message_check_hook.h"
 #include "broker/hooks/retry_topic_hook.h"
 #include "broker/hooks/unsupported_feature_hook.h"
 #include "broker/remoting/remoting_channel.h"
+#include "broker/system_topics.h"
 #include "io/posix_file_system.h"
 #include "log/log.h"
 #include "store/layout/layout.h"
@@ -29,6 +31,18 @@ Status Broker::OpenStoreAndConfig() {
       [holds = holds_.get()](std::string_view topic, int32_t queue_id, QueueOffset next) {
         holds->OnArrival(topic, queue_id, next.value());
       });
+  // Delay levels: SCHEDULE_TOPIC_XXXX units carry their deliver time as tags code, and a
+  // new one may wake the delivery service.
+  auto levels = DelayLevelTable::Parse(options_.message_delay_level);
+  if (!levels.ok()) return levels.status();
+  delay_levels_ = *levels;
+  so.tags_code_policy = [t = *levels](const DispatchRequest& r) { return t.TagsCode(r); };
+  so.arrival_listeners.push_back([this](std::string_view topic, int32_t queue_id, QueueOffset) {
+    if (topic != kScheduleTopic) return;
+    if (ScheduleDeliveryService* s = schedule_wake_.load(std::memory_order_acquire)) {
+      s->OnArrival(queue_id);
+    }
+  });
   auto store = MessageStore::Open(so, fs_, clock_);
   if (!store.ok()) return store.status();
   store_ = std::move(store).value();
@@ -39,9 +53,12 @@ Status Broker::OpenStoreAndConfig() {
       fs_, clock_, layout::ConfigPath(root, ConfigFile::kConsumerOffset));
   groups_ = std::make_unique<SubscriptionGroupManager>(
       fs_, clock_, layout::ConfigPath(root, ConfigFile::kSubscriptionGroup));
+  delay_offsets_ = std::make_unique<DelayOffsetManager>(
+      fs_, clock_, layout::ConfigPath(root, ConfigFile::kDelayOffset));
   for (ConfigManager* m :
        {static_cast<ConfigManager*>(topics_.get()), static_cast<ConfigManager*>(offsets_.get()),
-        static_cast<ConfigManager*>(groups_.get())}) {
+        static_cast<ConfigManager*>(groups_.get()),
+        static_cast<ConfigManager*>(delay_offsets_.get())}) {
     RS_RETURN_IF_ERROR(m->Load());
     if (m->load_report().source == ConfigLoadReport::Source::kBackup) {
       RS_LOG_WARN("config file unreadable, loaded its backup: {}", m->load_report().ToString());
@@ -82,6 +99,7 @@ void Broker::BuildServices() {
   persister_->Add(*topics_, 0);
   persister_->Add(*groups_, 0);
   persister_->Add(*offsets_, options_.offset_persist_interval_ms);
+  persister_->Add(*delay_offsets_, options_.flush_delay_offset_interval_ms);
   auto request_registration = [r = registrar_.get()] { r->RequestNow(); };
   reput_ = std::make_unique<Reputter>(*store_, pipeline_);
   RetryService::Options rto;
@@ -91,11 +109,15 @@ void Broker::BuildServices() {
   pipeline_.Add(std::make_unique<MessageCheckHook>(options_.store.max_message_body_bytes));
   pipeline_.Add(std::make_unique<UnsupportedFeatureHook>());
   pipeline_.Add(std::make_unique<RetryTopicHook>(*retry_));
+  pipeline_.Add(std::make_unique<DelayLevelHook>(*delay_levels_));
   SendService::Options so;
   so.cluster_name = options_.cluster_name;
   so.auto_create_topic = options_.auto_create_topic;
   so.groups = groups_.get();
   send_ = std::make_unique<SendService>(so, *store_, *topics_, pipeline_, request_registration);
+  schedule_ = std::make_unique<ScheduleDeliveryService>(*delay_levels_, *store_, *reput_,
+                                                        *delay_offsets_, clock_);
+  schedule_wake_.store(schedule_.get(), std::memory_order_release);
   PullService::Options po;
   po.long_polling = options_.long_polling;
   po.short_polling_ms = options_.short_polling_ms;
@@ -118,6 +140,7 @@ void Broker::BuildServices() {
   services.topics = topic_service_.get();
   services.retry = retry_.get();
   services.locks = locks_.get();
+  services.delay_offsets = delay_offsets_.get();
   frontend_ = std::make_unique<RemotingFrontend>(services);
 }
 
@@ -179,6 +202,7 @@ void Broker::StartRunners() {
   for (ServiceRunner* r : {registrar_runner_.get(), client_runner_.get(), hold_runner_.get()}) {
     r->Start();
   }
+  schedule_->Start();
   registrar_->RequestNow();
 }
 
@@ -186,6 +210,7 @@ Status Broker::Stop() {
   if (!started_) return Status::OK();
   started_ = false;
   frontend_->SetReady(false);
+  schedule_->Stop();
   for (ServiceRunner* r : {registrar_runner_.get(), client_runner_.get(), hold_runner_.get()}) {
     r->Stop();
   }
@@ -193,8 +218,12 @@ Status Broker::Stop() {
   server_->Stop();
   holds_->Clear();
   persister_->Stop();
-  Status s = persister_->PersistAll();
+  // The store first: its clean close makes every delivered delay message durable, so the
+  // delay levels' progress can be written in full.
   Status c = store_->Close();
+  if (c.ok()) schedule_->CommitAllPending();
+  schedule_wake_.store(nullptr, std::memory_order_release);
+  Status s = persister_->PersistAll();
   return c.ok() ? s : c;
 }
 

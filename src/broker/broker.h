@@ -27,16 +27,21 @@
 // one owner.
 #pragma once
 
+#include <atomic>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "base/clock.h"
 #include "base/service_runner.h"
 #include "broker/broker_options.h"
+#include "broker/config/delay_offset_manager.h"
 #include "broker/hooks/put_pipeline.h"
 #include "broker/metadata.h"
 #include "broker/namesrv_registrar.h"
 #include "broker/remoting/remoting_frontend.h"
+#include "broker/schedule/delay_level_table.h"
+#include "broker/schedule/schedule_delivery_service.h"
 #include "broker/service/reput.h"
 #include "io/file_system.h"
 #include "store/message_store.h"
@@ -66,6 +71,9 @@ class Broker {
   ConsumerManager& consumers() { return *consumers_; }
   MessageStore& store() { return *store_; }
   RebalanceLockManager& locks() { return *locks_; }
+  // Delay levels: their delivery (null before Start) and config/delayOffset.json.
+  ScheduleDeliveryService* schedule() { return schedule_.get(); }
+  DelayOffsetManager& delay_offsets() { return *delay_offsets_; }
 
  private:
   Status OpenStoreAndConfig();
@@ -81,6 +89,11 @@ class Broker {
   std::unique_ptr<TopicConfigManager> topics_;
   std::unique_ptr<ConsumerOffsetManager> offsets_;
   std::unique_ptr<SubscriptionGroupManager> groups_;
+  std::unique_ptr<DelayOffsetManager> delay_offsets_;
+  std::optional<DelayLevelTable> delay_levels_;
+  std::unique_ptr<ScheduleDeliveryService> schedule_;
+  // What the store's arrival listener (registered before the service exists) wakes.
+  std::atomic<ScheduleDeliveryService*> schedule_wake_{nullptr};
   PutPipeline pipeline_;
   std::unique_ptr<ConsumerManager> consumers_;
   std::unique_ptr<ProducerManager> producers_;

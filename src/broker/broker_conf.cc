@@ -4,6 +4,7 @@
 #include <map>
 #include <sstream>
 
+#include "broker/schedule/delay_level_table.h"
 #include "protocol/remoting_command.h"
 
 namespace rocketstore::broker {
@@ -136,6 +137,24 @@ const std::map<std::string_view, Setter>& Setters() {
        RS_CONF_INT(rebalance_lock_max_live_ms, 1, INT64_MAX, "a positive number of milliseconds")},
       {"rocketmq.broker.rebalance.lockMaxLiveTime",
        RS_CONF_INT(rebalance_lock_max_live_ms, 1, INT64_MAX, "a positive number of milliseconds")},
+      {"flushIntervalCommitLog",
+       RS_CONF_INT(store.async_flush.interval_ms, 1, INT64_MAX, "a positive number of ms")},
+      {"flushCommitLogLeastPages",
+       RS_CONF_INT(store.async_flush.least_pages, 0, kMaxInt, "a number of pages >= 0")},
+      {"flushCommitLogThoroughInterval", RS_CONF_INT(store.async_flush.thorough_interval_ms, 1,
+                                                     INT64_MAX, "a positive number of ms")},
+      {"messageDelayLevel",
+       [](const Entry& e, BrokerOptions& o) -> Status {
+         auto levels = DelayLevelTable::Parse(e.value);
+         if (!levels.ok()) {
+           return InvalidArgument("broker.conf line " + std::to_string(e.line_no) + ": " +
+                                  levels.status().message());
+         }
+         o.message_delay_level = e.value;
+         return Status::OK();
+       }},
+      {"flushDelayOffsetInterval", RS_CONF_INT(flush_delay_offset_interval_ms, 1, INT64_MAX,
+                                               "a positive number of milliseconds")},
       {"registerNameServerPeriod",
        RS_CONF_INT(register_interval_ms, 1000, 60000, "in [1000, 60000] ms")},
   };

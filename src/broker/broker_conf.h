@@ -9,9 +9,12 @@
 //   (rounded up to a multiple of 20 as RocketMQ does), messageIndexEnable, maxHashSlotNum,
 //   maxIndexNum, longPollingEnable, shortPollingTimeMills, defaultTopicQueueNums,
 //   accessMessageInMemoryMaxRatio, flushConsumerOffsetInterval, registerNameServerPeriod,
-//   rebalanceLockMaxLiveTime (also spelled as Java's system property
-//   rocketmq.broker.rebalance.lockMaxLiveTime), and rocketstore's own syncFlushZeroFill and
-//   commitLogResidentWindow. The table is in broker_conf.cc (one line per key).
+//   autoCreateSubscriptionGroup, brokerPermission, rebalanceLockMaxLiveTime (also spelled
+//   as Java's system property rocketmq.broker.rebalance.lockMaxLiveTime), messageDelayLevel
+//   (checked as RocketMQ parses it), flushDelayOffsetInterval, flushIntervalCommitLog,
+//   flushCommitLogLeastPages, flushCommitLogThoroughInterval, and rocketstore's own
+//   syncFlushZeroFill and commitLogResidentWindow. The table is in broker_conf.cc (one line
+//   per key).
 // Unknown keys are returned in `ignored` (callers log them). A bad value (not a number, not
 // true/false, unknown flush type) is kInvalidArgument naming the key and line.
 #pragma once

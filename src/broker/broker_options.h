@@ -35,6 +35,11 @@ struct BrokerOptions {
   // How long an orderly consumer's queue lock lives after its last renewal (Java: the
   // system property rocketmq.broker.rebalance.lockMaxLiveTime).
   int64_t rebalance_lock_max_live_ms = 60000;  // rebalanceLockMaxLiveTime
+  // The delay levels (broker/schedule/delay_level_table.h), and how often their progress
+  // (config/delayOffset.json) is written.
+  std::string message_delay_level =  // messageDelayLevel
+      "1s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h";
+  int64_t flush_delay_offset_interval_ms = 10000;  // flushDelayOffsetInterval
 
   static net::ServerOptions DefaultServerOptions() {
     net::ServerOptions o;

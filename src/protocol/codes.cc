@@ -48,6 +48,8 @@ std::string_view RequestCodeName(int32_t code) {
       return "LOCK_BATCH_MQ";
     case RequestCode::kUnlockBatchMq:
       return "UNLOCK_BATCH_MQ";
+    case RequestCode::kGetAllDelayOffset:
+      return "GET_ALL_DELAY_OFFSET";
     case RequestCode::kCheckClientConfig:
       return "CHECK_CLIENT_CONFIG";
     case RequestCode::kPutKvConfig:

@@ -38,6 +38,7 @@ enum class RequestCode : int32_t {
   kNotifyConsumerIdsChanged = 40,      // → client (broker → consumer, oneway)
   kLockBatchMq = 41,                   // → broker
   kUnlockBatchMq = 42,                 // → broker
+  kGetAllDelayOffset = 45,             // → broker, admin: config/delayOffset.json's body
   kCheckClientConfig = 46,             // → broker
   kPutKvConfig = 100,                  // → name server, admin only
   kGetKvConfig = 101,                  // → name server, admin only

@@ -114,6 +114,17 @@ class MessageStore {
   // The message named by an offset msgId (32 or 56 hex characters).
   Result<LoadedRecord> LookMessageByMsgId(std::string_view msg_id) const;
 
+  // Up to `max_units` consume-queue units (commit-log offset, size, tags code) of the queue
+  // from `from` on, never past the end of the consume-queue file holding `from` (call
+  // again from `from + size()`). Empty for an unknown queue or from >= max offset;
+  // kNotFound when `from` is below the queue's min offset or its file is gone (continue
+  // at GetMinOffsetInQueue); kInvalidArgument for max_units <= 0.
+  Result<std::vector<format::ConsumeQueueUnit>> GetQueueUnits(std::string_view topic,
+                                                              int32_t queue_id, QueueOffset from,
+                                                              int max_units) const;
+  // Every commit-log byte below this offset is on disk (survives a power loss).
+  PhysicalOffset FlushedPhysicalOffset() const { return commit_log_->FlushedOffset(); }
+
   // The raw record at a physical offset (a view; keeps its segment mapped).
   Result<CommitLogBytes> ReadRecord(PhysicalOffset offset) const {
     return commit_log_->ReadRecord(offset);

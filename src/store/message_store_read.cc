@@ -174,6 +174,25 @@ QueueOffset MessageStore::GetMaxOffsetInQueue(std::string_view topic, int32_t qu
   return cq ? cq->MaxOffset() : QueueOffset(0);
 }
 
+Result<std::vector<format::ConsumeQueueUnit>> MessageStore::GetQueueUnits(std::string_view topic,
+                                                                          int32_t queue_id,
+                                                                          QueueOffset from,
+                                                                          int max_units) const {
+  if (max_units <= 0) return InvalidArgument("max_units must be positive");
+  std::vector<format::ConsumeQueueUnit> out;
+  auto cq = consume_queues_->Find(topic, queue_id);
+  if (!cq || from >= cq->MaxOffset()) return out;
+  if (from < cq->MinOffset()) {
+    return NotFound("queue " + std::string(topic) + ":" + std::to_string(queue_id) + " starts at " +
+                    std::to_string(cq->MinOffset().value()) + ", not " +
+                    std::to_string(from.value()));
+  }
+  RS_ASSIGN_OR_RETURN(ConsumeQueue::UnitRange range, cq->GetUnits(from, max_units));
+  out.reserve(static_cast<size_t>(range.size()));
+  for (int i = 0; i < range.size(); ++i) out.push_back(range[i]);
+  return out;
+}
+
 Result<int64_t> MessageStore::StoreTimeAt(PhysicalOffset offset, int32_t size) const {
   RS_ASSIGN_OR_RETURN(CommitLogBytes bytes, commit_log_->Read(offset, size));  // kNotFound: gone
   format::DecodeResult d = format::DecodeRecord(bytes.bytes, false);

@@ -1,4 +1,5 @@
-// Offsets (14, 15), topic creation (17), queue metadata (29-32), queries (12, 33).
+// Offsets (14, 15), topic creation (17), queue metadata (29-32), queries (12, 33), delay
+// offsets (45).
 #include "broker/remoting/remoting_frontend.h"
 #include "broker/remoting/response_mapping.h"
 #include "protocol/headers/consumer_headers.h"
@@ -99,6 +100,14 @@ RemotingFrontend::Reply RemotingFrontend::OnViewMessage(Cmd& r) {
   QueryResult res = s_.query->ViewByOffset(h->offset);
   RemotingCommand resp = ReplyTo(r, res.verdict);
   for (auto& rec : res.records) resp.body.AppendExternal(rec.bytes, rec.file);
+  return resp;
+}
+
+// AdminBrokerProcessor.getAllDelayOffset: the body is delayOffset.json's text
+// ({"offsetTable":{1:5,...}}, fastjson's bare keys), SUCCESS with no remark.
+RemotingFrontend::Reply RemotingFrontend::OnGetAllDelayOffset(Cmd& r) {
+  RemotingCommand resp = ReplyTo(r, Verdict::Ok());
+  resp.body.Assign(s_.delay_offsets->ToJson());
   return resp;
 }
 

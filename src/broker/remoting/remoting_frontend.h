@@ -9,8 +9,8 @@
 //
 // Handlers (one file per family): send_handlers.cc (10, 310, 320), pull_handlers.cc
 // (11), client_handlers.cc (34, 35, 38), admin_handlers.cc (offsets 14/15, topics 17,
-// queue metadata 29-32, queries 12/33), retry_handlers.cc (36), lock_handlers.cc (order locks
-// 41, 42).
+// queue metadata 29-32, queries 12/33, delay offsets 45), retry_handlers.cc (36),
+// lock_handlers.cc (order locks 41, 42).
 //
 // Until SetReady(true) every request is answered SYSTEM_BUSY "broker is starting", so
 // the server may listen before the services know the address they are reachable at.
@@ -21,6 +21,7 @@
 
 #include <atomic>
 
+#include "broker/config/delay_offset_manager.h"
 #include "broker/service/client_service.h"
 #include "broker/service/offset_service.h"
 #include "broker/service/pull_service.h"
@@ -44,6 +45,7 @@ struct BrokerServices {
   TopicService* topics = nullptr;
   RetryService* retry = nullptr;
   RebalanceLockManager* locks = nullptr;
+  DelayOffsetManager* delay_offsets = nullptr;  // GET_ALL_DELAY_OFFSET (45)
 };
 
 class RemotingFrontend {
@@ -77,6 +79,7 @@ class RemotingFrontend {
   Reply OnViewMessage(Cmd& r);
   Reply OnLockBatch(Cmd& r);
   Reply OnUnlockBatch(Cmd& r);
+  Reply OnGetAllDelayOffset(Cmd& r);
 
   BrokerServices s_;
   std::atomic<bool> ready_{false};

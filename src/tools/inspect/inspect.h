@@ -13,6 +13,9 @@
 //   key        the index walk for topic#key: hash, slot, chain, matching records
 //   msgid      decode an offset msgId and show the record it names
 //   verify     full consistency check; exit 0 only when the store is consistent
+//   delay      the delay-level queues (SCHEDULE_TOPIC_XXXX): per level the queue's range,
+//              the progress in config/delayOffset.json, pending messages and the next
+//              deliver time (the tags code of the first pending unit)
 //
 // Output: readable tables, or JSON Lines with `json`. Segment and CQ file sizes are
 // inferred from the files; the index geometry is not stored in the files and must be
@@ -56,6 +59,9 @@ int RunKey(FileSystem& fs, const InspectOptions& options, const std::string& top
 
 int RunMsgId(FileSystem& fs, const InspectOptions& options, const std::string& msg_id,
              std::FILE* out, std::FILE* err);
+
+// The delay-level view (see the file comment); 2 when delayOffset.json is unreadable.
+int RunDelay(FileSystem& fs, const InspectOptions& options, std::FILE* out, std::FILE* err);
 
 // Returns 0 when consistent, 1 when problems were found, 2 when the store cannot be read.
 int RunVerify(FileSystem& fs, const InspectOptions& options, std::FILE* out, std::FILE* err);
