@@ -5,7 +5,9 @@
 // back (CONSUMER_SEND_MSG_BACK, delayLevel 0) after each failure; it is delivered again
 // from %RETRY%<group> with reconsumeTimes 1, then 2, RETRY_TOPIC / ORIGIN_MESSAGE_ID set
 // and the body and keys intact; the third failure puts it in %DLQ%<group>, where a reader
-// group finds it (reconsumeTimes 3). The redelivery delay is not asserted here.
+// group finds it (reconsumeTimes 3). serve runs with 1 s levels (run_interop.sh's broker.conf):
+// each redelivery comes after its delay level (levels 3 and 4 = 1 s), through
+// SCHEDULE_TOPIC_XXXX (REAL_TOPIC = %RETRY%<group>).
 // Exit 0 on success, 1 on failure.
 const { Producer, Consumer, Message } = require('ali-ons');
 
@@ -56,6 +58,7 @@ async function main() {
   consumer.on('error', () => {});  // the handler's failures are reported as error events
   await consumer.ready();
   consumer.subscribe(TOPIC, '*', async m => {
+    m.receivedAt = Date.now();
     deliveries.push(m);
     throw new Error(`failing on purpose (reconsumeTimes ${m.reconsumeTimes})`);
   });
@@ -76,6 +79,13 @@ async function main() {
       if (m.properties.WAIT !== 'false') fail(`delivery ${i} did not come from a send-back`);
       if (m.properties.ORIGIN_MESSAGE_ID !== deliveries[1].properties.ORIGIN_MESSAGE_ID) {
         fail(`delivery ${i} ORIGIN_MESSAGE_ID changed`);
+      }
+      // Delayed by the level 3 + (i - 1) = 1 s, as the Java broker does (not at once).
+      const gap = m.receivedAt - deliveries[i - 1].receivedAt;
+      if (gap < 900) fail(`delivery ${i} came ${gap} ms after the failure, before its 1 s level`);
+      if (m.properties.DELAY !== String(3 + i - 1)) fail(`delivery ${i} DELAY ${m.properties.DELAY}`);
+      if (m.properties.REAL_TOPIC !== `%RETRY%${GROUP}`) {
+        fail(`delivery ${i} REAL_TOPIC ${m.properties.REAL_TOPIC}`);
       }
     }
   });

@@ -16,7 +16,7 @@ cleanup() {
   rm -rf "$WORK"
 }
 trap cleanup EXIT
-cp "$SRC/package.json" "$SRC/package-lock.json" "$SRC/produce_consume.js" "$SRC/retry_dlq.js" "$WORK/"
+cp "$SRC/package.json" "$SRC/package-lock.json" "$SRC/produce_consume.js" "$SRC/retry_dlq.js" "$SRC/delay.js" "$WORK/"
 cd "$WORK" || exit 1
 if ! timeout 300 npm ci --no-audit --no-fund --loglevel=error >npm.log 2>&1; then
   echo "SKIP: npm ci failed (registry unreachable?):"; cat npm.log; exit 77
@@ -27,8 +27,9 @@ free_port() {
 NS_PORT=$(free_port)
 BR_PORT=$(free_port)
 while [ "$BR_PORT" = "$NS_PORT" ]; do BR_PORT=$(free_port); done
-# Short delay levels (as the Java vectors were captured with), so retries come back soon.
-echo "messageDelayLevel=1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s" >broker.conf
+# Short delay levels (as the Java vectors were captured with, level 2 = 2 s for delay.js),
+# so retries come back soon.
+echo "messageDelayLevel=1s 2s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s" >broker.conf
 "$BIN" serve --namesrv-port "$NS_PORT" --broker-port "$BR_PORT" --store "$WORK/data" \
   -c "$WORK/broker.conf" >serve.log 2>&1 &
 SERVE_PID=$!
@@ -41,6 +42,10 @@ NAMESRV="127.0.0.1:$NS_PORT" BROKER_ADDR="127.0.0.1:$BR_PORT" timeout 300 node p
 RC=$?
 if [ "$RC" -eq 0 ]; then
   NAMESRV="127.0.0.1:$NS_PORT" BROKER_ADDR="127.0.0.1:$BR_PORT" timeout 180 node retry_dlq.js
+  RC=$?
+fi
+if [ "$RC" -eq 0 ]; then
+  NAMESRV="127.0.0.1:$NS_PORT" BROKER_ADDR="127.0.0.1:$BR_PORT" timeout 120 node delay.js
   RC=$?
 fi
 kill -TERM "$SERVE_PID"; wait "$SERVE_PID"; SERVE_RC=$?; SERVE_PID=""
