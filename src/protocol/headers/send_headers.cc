@@ -84,6 +84,7 @@ Result<SendMessageResponseHeader> SendMessageResponseHeader::Decode(const Remoti
   r.Required("queueId", &h.queue_id);
   r.Required("queueOffset", &h.queue_offset);
   r.Optional("transactionId", &h.transaction_id);
+  r.Optional("recallHandle", &h.recall_handle);
   r.Optional("MSG_REGION", &h.msg_region);
   r.Optional("TRACE_ON", &h.trace_on);
   if (!r.status().ok()) return r.status();
@@ -95,6 +96,7 @@ void SendMessageResponseHeader::EncodeTo(RemotingCommand& cmd) const {
   cmd.SetField("msgId", msg_id);
   cmd.SetIntField("queueId", queue_id);
   cmd.SetIntField("queueOffset", queue_offset);
+  PutOptional(cmd, "recallHandle", recall_handle);
   PutOptional(cmd, "MSG_REGION", msg_region);
   PutOptional(cmd, "TRACE_ON", trace_on);
 }

@@ -67,6 +67,7 @@ struct SendMessageResponseHeader {
   int32_t queue_id = 0;                       // "queueId", required
   int64_t queue_offset = 0;                   // "queueOffset", required
   std::optional<std::string> transaction_id;  // "transactionId", optional
+  std::optional<std::string> recall_handle;   // "recallHandle", optional (5.3, timers)
   // Not header fields in Java but ext fields its broker adds to every send response.
   std::optional<std::string> msg_region;  // "MSG_REGION", optional ("DefaultRegion")
   std::optional<bool> trace_on;           // "TRACE_ON", optional ("true"/"false")
