@@ -3,11 +3,14 @@
 #include <chrono>
 
 #include "broker/hooks/message_check_hook.h"
+#include "broker/hooks/timer_hook.h"
 #include "broker/hooks/unsupported_feature_hook.h"
 #include "broker/remoting/remoting_channel.h"
+#include "broker/system_topics.h"
 #include "io/posix_file_system.h"
 #include "log/log.h"
 #include "store/layout/layout.h"
+#include "timer/timer_index.h"
 
 namespace rocketstore::broker {
 
@@ -28,6 +31,16 @@ Status Broker::OpenStoreAndConfig() {
       [holds = holds_.get()](std::string_view topic, int32_t queue_id, QueueOffset next) {
         holds->OnArrival(topic, queue_id, next.value());
       });
+  if (options_.timer_wheel_enable) {
+    so.extra_sinks.push_back([this](const SinkContext& c) -> Result<std::unique_ptr<DispatchSink>> {
+      timer::TimerIndexOptions to;
+      to.dir = JoinPath(c.root_dir, "timer");
+      to.topic = std::string(kTimerTopic);
+      auto index = std::make_unique<timer::TimerIndex>(c.fs, c.clock, std::move(to));
+      timer_index_ = index.get();
+      return std::unique_ptr<DispatchSink>(std::move(index));
+    });
+  }
   auto store = MessageStore::Open(so, fs_, clock_);
   if (!store.ok()) return store.status();
   store_ = std::move(store).value();
@@ -84,11 +97,33 @@ void Broker::BuildServices() {
   auto request_registration = [r = registrar_.get()] { r->RequestNow(); };
   pipeline_.Add(std::make_unique<MessageCheckHook>(options_.store.max_message_body_bytes));
   pipeline_.Add(std::make_unique<UnsupportedFeatureHook>());
+  TimerHookOptions th;
+  th.enabled = options_.timer_wheel_enable;
+  th.precision_ms = options_.timer_precision_ms;
+  th.max_delay_sec = options_.timer_max_delay_sec;
+  pipeline_.Add(std::make_unique<TimerHook>(clock_, th));
   SendService::Options so;
   so.cluster_name = options_.cluster_name;
+  so.broker_name = options_.broker_name;
   so.auto_create_topic = options_.auto_create_topic;
   send_ = std::make_unique<SendService>(so, *store_, *topics_, pipeline_, request_registration);
   reput_ = std::make_unique<Reputter>(*store_, pipeline_);
+  if (timer_index_) {
+    TimerServiceOptions to;
+    to.broker_name = options_.broker_name;
+    to.max_delay_sec = options_.timer_max_delay_sec;
+    const std::string log_dir = layout::CommitLogDir(options_.store.root_dir);
+    const int64_t roll_age = options_.store.retention.file_reserved_time_ms / 2;
+    timer_service_ = std::make_unique<TimerService>(
+        clock_, *timer_index_, *reput_,
+        [s = store_.get()] { return s->commit_log().FlushedOffset().value(); },
+        [this, log_dir, roll_age](int64_t now) {
+          return CommitLogRollBoundary(fs_, log_dir, now, roll_age);
+        },
+        to);
+    timer_service_->set_topic_exists(
+        [t = topics_.get()](std::string_view n) { return t->Find(n).has_value(); });
+  }
   PullService::Options po;
   po.long_polling = options_.long_polling;
   po.short_polling_ms = options_.short_polling_ms;
@@ -108,6 +143,7 @@ void Broker::BuildServices() {
   services.offsets = offset_service_.get();
   services.query = query_.get();
   services.topics = topic_service_.get();
+  services.timers = timer_service_.get();
   frontend_ = std::make_unique<RemotingFrontend>(services);
 }
 
@@ -168,6 +204,16 @@ void Broker::StartRunners() {
   for (ServiceRunner* r : {registrar_runner_.get(), client_runner_.get(), hold_runner_.get()}) {
     r->Start();
   }
+  if (timer_service_) {
+    timer_runner_ = std::make_unique<ServiceRunner>(
+        "broker-timer", milliseconds(options_.timer_precision_ms), [this] {
+          // A refused delivery stays pending and is retried at the next step.
+          if (Status s = timer_service_->RunOnce(clock_.NowMillis()); !s.ok()) {
+            RS_LOG_WARN("timer delivery step failed (retried next step): {}", s.ToString());
+          }
+        });
+    timer_runner_->Start();
+  }
   registrar_->RequestNow();
 }
 
@@ -178,6 +224,7 @@ Status Broker::Stop() {
   for (ServiceRunner* r : {registrar_runner_.get(), client_runner_.get(), hold_runner_.get()}) {
     r->Stop();
   }
+  if (timer_runner_) timer_runner_->Stop();
   registrar_->UnregisterAll();
   server_->Stop();
   holds_->Clear();

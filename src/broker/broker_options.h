@@ -30,6 +30,10 @@ struct BrokerOptions {
   int64_t channel_expired_timeout_ms = 120000;  // CHANNEL_EXPIRED_TIMEOUT
   int64_t client_scan_interval_ms = 10000;      // ClientHousekeepingService period
   int64_t pull_hold_check_interval_ms = 100;    // how often held pulls' deadlines are checked
+  // Timer messages (docs/messaging.md, "Timer messages").
+  bool timer_wheel_enable = true;                      // timerWheelEnable
+  int64_t timer_precision_ms = 100;                    // timerPrecisionMs (RocketMQ: 1000)
+  int64_t timer_max_delay_sec = int64_t{366} * 86400;  // timerMaxDelaySec (RocketMQ: 3 days)
 
   static net::ServerOptions DefaultServerOptions() {
     net::ServerOptions o;

@@ -80,8 +80,9 @@ class TimerFixture : public ::testing::Test {
     reput_ = std::make_unique<Reputter>(*store_, pipeline_);
     TimerServiceOptions so;
     so.roll_check_interval_ms = 60'000;
+    so.progress_interval_ms = 300;
     timer_service_ = std::make_unique<TimerService>(
-        *index_, *reput_, [this] { return store_->commit_log().FlushedOffset().value(); },
+        clock_, *index_, *reput_, [this] { return store_->commit_log().FlushedOffset().value(); },
         roll_below_, so);
   }
 

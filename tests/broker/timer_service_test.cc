@@ -3,6 +3,7 @@
 // due order and lateness, recall, restart, retention rolls, and a refused send.
 #include <gtest/gtest.h>
 
+#include "store/segment/file_names.h"
 #include "timer/recall_handle.h"
 #include "timer_fixture.h"
 
@@ -124,6 +125,25 @@ TEST_F(TimerServiceTest, PendingTimersAreDeliveredAfterACleanRestart) {
   clock_.SetMillis(kT0 + int64_t{2} * 86400 * 1000 - 5000);
   RunFor(6000);
   EXPECT_EQ(DeliveryCounts(), (std::map<std::string, int>{{"days", 1}, {"later", 1}, {"soon", 1}}));
+}
+
+TEST(CommitLogRollBoundaryTest, FirstSegmentYoungerThanTheAgeElseTheNewest) {
+  FakeClock clock(kT0);
+  FaultInjectionFileSystem fs(clock);
+  EXPECT_EQ(CommitLogRollBoundary(fs, "/missing", kT0, 1000), 0);  // unreadable: no roll
+  ASSERT_OK(fs.CreateDirs("/cl"));
+  const int64_t seg = 1 << 20;
+  for (int i = 0; i < 3; ++i) {
+    OpenOptions o;
+    o.create = true;
+    ASSERT_OK_AND_ASSIGN(auto f, fs.OpenFile("/cl/" + SegmentFileName(i * seg), o));
+    ASSERT_OK(fs.SetMTime("/cl/" + SegmentFileName(i * seg), kT0 - (3 - i) * 10000));
+  }
+  ASSERT_OK(fs.SetMTime("/cl/" + SegmentFileName(0), kT0 - 30000));
+  EXPECT_EQ(CommitLogRollBoundary(fs, "/cl", kT0, 25000), seg);      // segment 0 is old
+  EXPECT_EQ(CommitLogRollBoundary(fs, "/cl", kT0, 15000), 2 * seg);  // 0 and 1 are old
+  EXPECT_EQ(CommitLogRollBoundary(fs, "/cl", kT0, 5000), 2 * seg);   // never past the newest
+  EXPECT_EQ(CommitLogRollBoundary(fs, "/cl", kT0, 60000), 0);        // nothing is old
 }
 
 // Retention: a timer five days ahead outlives its commit-log segment (fileReservedTime

@@ -61,6 +61,7 @@ void RemotingFrontend::Register(net::RemotingServer& server) {
   reg(RequestCode::kSearchOffsetByTimestamp, plain(&RemotingFrontend::OnSearchOffset));
   reg(RequestCode::kQueryMessage, plain(&RemotingFrontend::OnQueryMessage));
   reg(RequestCode::kViewMessageById, plain(&RemotingFrontend::OnViewMessage));
+  if (s_.timers) reg(RequestCode::kRecallMessage, with_conn(&RemotingFrontend::OnRecall));
 }
 
 void RemotingFrontend::OnConnectionClosed(const net::ConnectionPtr& conn) {

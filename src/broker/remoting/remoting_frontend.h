@@ -25,6 +25,7 @@
 #include "broker/service/pull_service.h"
 #include "broker/service/query_service.h"
 #include "broker/service/send_service.h"
+#include "broker/service/timer_service.h"
 #include "broker/service/topic_service.h"
 #include "net/remoting_server.h"
 
@@ -39,6 +40,7 @@ struct BrokerServices {
   OffsetService* offsets = nullptr;
   QueryService* query = nullptr;
   TopicService* topics = nullptr;
+  TimerService* timers = nullptr;  // null: RECALL_MESSAGE is not registered
 };
 
 class RemotingFrontend {
@@ -69,6 +71,7 @@ class RemotingFrontend {
   Reply OnSearchOffset(Cmd& r);
   Reply OnQueryMessage(Cmd& r);
   Reply OnViewMessage(Cmd& r);
+  Reply OnRecall(const Conn& c, Cmd& r);
 
   BrokerServices s_;
   std::atomic<bool> ready_{false};

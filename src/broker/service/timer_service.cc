@@ -1,10 +1,12 @@
 #include "broker/service/timer_service.h"
 
+#include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "broker/system_topics.h"
 #include "store/format/properties.h"
+#include "store/segment/file_names.h"
 #include "timer/recall_handle.h"
 
 namespace rocketstore::broker {
@@ -12,10 +14,11 @@ namespace rocketstore::broker {
 using timer::TimerEntry;
 using timer::TimerEntryKind;
 
-TimerService::TimerService(timer::TimerIndex& index, const Reputter& reputter,
+TimerService::TimerService(Clock& clock, timer::TimerIndex& index, const Reputter& reputter,
                            DurableOffset durable_offset, RollBelow roll_below,
                            TimerServiceOptions options)
-    : index_(index),
+    : clock_(clock),
+      index_(index),
       reput_(reputter),
       durable_offset_(std::move(durable_offset)),
       roll_below_(std::move(roll_below)),
@@ -104,7 +107,8 @@ Status TimerService::RunOnce(int64_t now_ms) {
       break;
     }
   }
-  if (!pending_) {
+  if (!pending_ && now_ms - last_snapshot_ms_ >= options_.progress_interval_ms) {
+    last_snapshot_ms_ = now_ms;
     const timer::TimerProgress p = index_.SnapshotProgress();
     if (!(p == persisted_)) pending_ = Pending{p, last_put_end_};
   }
@@ -150,6 +154,11 @@ RecallResult TimerService::Recall(const RecallRequest& request, int64_t now_ms) 
     out.verdict = Verdict::Error(Outcome::kIllegalOperation, std::move(remark));
     return out;
   };
+  if (topic_exists_ && !topic_exists_(request.topic)) {
+    out.verdict = Verdict::Error(Outcome::kTopicNotExist,
+                                 "recall failed, the topic[" + request.topic + "] not exist");
+    return out;
+  }
   Result<timer::RecallHandle> h = timer::DecodeRecallHandle(request.recall_handle);
   if (!h.ok()) return illegal(std::string(h.status().message()));
   if (h->topic != request.topic) return illegal("recall failed, topic not match");
@@ -183,6 +192,22 @@ RecallResult TimerService::Recall(const RecallRequest& request, int64_t now_ms) 
   }
   out.msg_id = h->message_id;
   return out;
+}
+
+int64_t CommitLogRollBoundary(FileSystem& fs, const std::string& commit_log_dir, int64_t now_ms,
+                              int64_t min_age_ms) {
+  Result<std::vector<std::string>> names = fs.ListDir(commit_log_dir);
+  if (!names.ok()) return 0;
+  std::vector<int64_t> starts;
+  for (const std::string& n : *names) {
+    if (std::optional<int64_t> s = ParseSegmentFileName(n)) starts.push_back(*s);
+  }
+  std::sort(starts.begin(), starts.end());
+  for (int64_t s : starts) {
+    Result<FileInfo> info = fs.Stat(JoinPath(commit_log_dir, SegmentFileName(s)));
+    if (info.ok() && info->mtime_millis > now_ms - min_age_ms) return s;
+  }
+  return starts.empty() ? 0 : starts.back();
 }
 
 TimerServiceStats TimerService::stats() const {

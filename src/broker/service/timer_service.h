@@ -16,7 +16,7 @@
 //      keeping its TIMER_* properties (REAL_TOPIC, REAL_QID and TIMER_ROLLED_FROM removed,
 //      TIMER_ENQUEUE_MS / TIMER_DEQUEUE_MS set, as RocketMQ's convert). A put the store
 //      refuses puts the rest back (retried next step) and returns the error;
-//   4. takes the next progress snapshot;
+//   4. takes the next progress snapshot (every progress_interval_ms);
 //   5. every roll_check_interval_ms: re-appends (to the timer topic, TIMER_ROLL_TIMES + 1,
 //      TIMER_ROLLED_FROM = old offset) the pending timers whose record lies below
 //      roll_below(now) — the part of the commit log retention may delete soon.
@@ -34,6 +34,7 @@
 #include <optional>
 #include <string>
 
+#include "base/clock.h"
 #include "broker/service/reput.h"
 #include "timer/timer_index.h"
 
@@ -41,6 +42,9 @@ namespace rocketstore::broker {
 
 struct TimerServiceOptions {
   size_t max_per_step = 200'000;
+  // How often delivery progress is snapshotted (and then persisted once durable): a crash
+  // repeats at most the deliveries of about this long.
+  int64_t progress_interval_ms = 1000;
   int64_t roll_check_interval_ms = 10 * 60 * 1000;
   size_t roll_batch = 20'000;
   int64_t max_delay_sec = int64_t{366} * 86400;  // timerMaxDelaySec (recall checks it)
@@ -71,8 +75,11 @@ class TimerService {
  public:
   using DurableOffset = std::function<int64_t()>;
   using RollBelow = std::function<int64_t(int64_t now_ms)>;
-  TimerService(timer::TimerIndex& index, const Reputter& reputter, DurableOffset durable_offset,
-               RollBelow roll_below, TimerServiceOptions options);
+  TimerService(Clock& clock, timer::TimerIndex& index, const Reputter& reputter,
+               DurableOffset durable_offset, RollBelow roll_below, TimerServiceOptions options);
+  // Recall answers TOPIC_NOT_EXIST for a topic this says does not exist (unset: all exist).
+  void set_topic_exists(std::function<bool(std::string_view)> f) { topic_exists_ = std::move(f); }
+  int64_t now_ms() const { return clock_.NowMillis(); }
 
   Status RunOnce(int64_t now_ms);
 
@@ -89,6 +96,8 @@ class TimerService {
   Status Deliver(const timer::TimerEntry& e, int64_t now_ms);
   Status Roll(int64_t now_ms);
 
+  Clock& clock_;
+  std::function<bool(std::string_view)> topic_exists_;
   timer::TimerIndex& index_;
   const Reputter& reput_;
   const DurableOffset durable_offset_;
@@ -102,7 +111,16 @@ class TimerService {
   timer::TimerProgress persisted_;
   int64_t last_put_end_ = 0;
   int64_t last_roll_ms_ = 0;
+  int64_t last_snapshot_ms_ = INT64_MIN / 2;
   std::atomic<int64_t> delivered_{0}, recalled_{0}, rolled_{0}, lost_{0}, progress_writes_{0};
 };
+
+// The roll boundary the broker uses: the start of the first commit-log segment (in
+// `commit_log_dir`, by name) modified within `min_age_ms` of now — the records below it
+// are in segments retention may delete within fileReservedTime - min_age_ms. The newest
+// segment's start when all are older (the active segment is never deleted); 0 when the
+// directory cannot be read (nothing rolls this round).
+int64_t CommitLogRollBoundary(FileSystem& fs, const std::string& commit_log_dir, int64_t now_ms,
+                              int64_t min_age_ms);
 
 }  // namespace rocketstore::broker

@@ -183,4 +183,33 @@ void CheckTransactionStateRequestHeader::EncodeTo(RemotingCommand& cmd) const {
   PutOptional(cmd, "bname", broker_name);
 }
 
+Result<RecallMessageRequestHeader> RecallMessageRequestHeader::Decode(const RemotingCommand& cmd) {
+  RecallMessageRequestHeader h;
+  FieldReader r(cmd);
+  r.Optional("producerGroup", &h.producer_group);
+  r.Required("topic", &h.topic);
+  r.Required("recallHandle", &h.recall_handle);
+  if (!r.status().ok()) return r.status();
+  return h;
+}
+
+void RecallMessageRequestHeader::EncodeTo(RemotingCommand& cmd) const {
+  PutOptional(cmd, "producerGroup", producer_group);
+  cmd.SetField("topic", topic);
+  cmd.SetField("recallHandle", recall_handle);
+}
+
+Result<RecallMessageResponseHeader> RecallMessageResponseHeader::Decode(
+    const RemotingCommand& cmd) {
+  RecallMessageResponseHeader h;
+  FieldReader r(cmd);
+  r.Required("msgId", &h.msg_id);
+  if (!r.status().ok()) return r.status();
+  return h;
+}
+
+void RecallMessageResponseHeader::EncodeTo(RemotingCommand& cmd) const {
+  cmd.SetField("msgId", msg_id);
+}
+
 }  // namespace rocketstore::protocol

@@ -100,6 +100,23 @@ inline constexpr int32_t kTransactionNotType = 0;
 inline constexpr int32_t kTransactionCommitType = 0x8;
 inline constexpr int32_t kTransactionRollbackType = 0xC;
 
+// RECALL_MESSAGE (370, RocketMQ 5.3 RecallMessageRequestHeader / ResponseHeader).
+struct RecallMessageRequestHeader {
+  std::optional<std::string> producer_group;  // "producerGroup", optional
+  std::string topic;                          // "topic", required
+  std::string recall_handle;                  // "recallHandle", required
+
+  friend bool operator==(const RecallMessageRequestHeader&,
+                         const RecallMessageRequestHeader&) = default;
+  static Result<RecallMessageRequestHeader> Decode(const RemotingCommand& cmd);
+  void EncodeTo(RemotingCommand& cmd) const;
+};
+struct RecallMessageResponseHeader {
+  std::string msg_id;  // "msgId", required
+  static Result<RecallMessageResponseHeader> Decode(const RemotingCommand& cmd);
+  void EncodeTo(RemotingCommand& cmd) const;
+};
+
 // END_TRANSACTION (37, oneway).
 struct EndTransactionRequestHeader {
   std::string producer_group;           // "producerGroup", required
