@@ -13,6 +13,7 @@
 //   key        the index walk for topic#key: hash, slot, chain, matching records
 //   msgid      decode an offset msgId and show the record it names
 //   verify     full consistency check; exit 0 only when the store is consistent
+//   timers     pending timer messages (timer/timer_scan.h)
 //
 // Output: readable tables, or JSON Lines with `json`. Segment and CQ file sizes are
 // inferred from the files; the index geometry is not stored in the files and must be
@@ -56,6 +57,10 @@ int RunKey(FileSystem& fs, const InspectOptions& options, const std::string& top
 
 int RunMsgId(FileSystem& fs, const InspectOptions& options, const std::string& msg_id,
              std::FILE* out, std::FILE* err);
+
+// Pending timer messages (<store>/timer/): count, next due, progress, per-day histogram,
+// bucket files. 0 also when there is no timer directory; 2 when it cannot be read.
+int RunTimers(FileSystem& fs, const InspectOptions& options, std::FILE* out, std::FILE* err);
 
 // Returns 0 when consistent, 1 when problems were found, 2 when the store cannot be read.
 int RunVerify(FileSystem& fs, const InspectOptions& options, std::FILE* out, std::FILE* err);
