@@ -45,8 +45,8 @@ struct TimerServiceOptions {
   // How often delivery progress is snapshotted (and then persisted once durable): a crash
   // repeats at most the deliveries of about this long.
   int64_t progress_interval_ms = 1000;
-  int64_t roll_check_interval_ms = 10 * 60 * 1000;
-  size_t roll_batch = 20'000;
+  int64_t roll_check_interval_ms = 10 * 1000;
+  size_t roll_batch = 5'000;  // per check: 500 rolls/s, enough for 10 M far timers
   int64_t max_delay_sec = int64_t{366} * 86400;  // timerMaxDelaySec (recall checks it)
   std::string broker_name = "broker-a";
 };
