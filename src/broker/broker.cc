@@ -1,5 +1,6 @@
 #include "broker/broker.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "broker/hooks/message_check_hook.h"
@@ -206,7 +207,9 @@ void Broker::StartRunners() {
   }
   if (timer_service_) {
     timer_runner_ = std::make_unique<ServiceRunner>(
-        "broker-timer", milliseconds(options_.timer_precision_ms), [this] {
+        // Twice per tick: a due timer waits at most half a tick for its step.
+        "broker-timer", milliseconds(std::max<int64_t>(1, options_.timer_precision_ms / 2)),
+        [this] {
           // A refused delivery stays pending and is retried at the next step.
           if (Status s = timer_service_->RunOnce(clock_.NowMillis()); !s.ok()) {
             RS_LOG_WARN("timer delivery step failed (retried next step): {}", s.ToString());

@@ -282,8 +282,12 @@ Status TimerIndex::RemoveBucketLocked(const BucketKey& key) {
 Status TimerIndex::SplitLocked(const BucketKey& key, int64_t now_ms) {
   Bucket& b = *buckets_.at(key);
   RS_ASSIGN_OR_RETURN(BucketContents c, ReadBucketFile(fs_, b.path));
-  for (const TimerEntry& e : c.entries)
+  for (const TimerEntry& e : c.entries) {
+    // Only a stale copy (a file whose removal a power loss undid) can hold entries
+    // delivered before the restart: they are not due again.
+    if (e.deliver_ms <= restored_.delivered_through_ms) continue;
     RS_RETURN_IF_ERROR(FileEntryLocked(e, now_ms, key.first - 1));
+  }
   // The finer copies are durable before the coarse file goes: a crash in between leaves
   // duplicates, which loading removes.
   for (auto& [k, other] : buckets_) {

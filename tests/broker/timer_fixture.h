@@ -93,7 +93,8 @@ class TimerFixture : public ::testing::Test {
     r.queue_id = queue;
     r.born_timestamp = clock_.NowMillis();
     const std::string props = "UNIQ_KEY\x01" + uniq + "\x02" + timer_props;
-    const SendEntry entry{0, "body-" + uniq, props};
+    const std::string body = "body-" + uniq;
+    const SendEntry entry{0, body, props};
     r.messages = std::span<const SendEntry>(&entry, 1);
     RequestContext ctx;
     auto res = send_->Send(ctx, r, [](SendResult) { ADD_FAILURE() << "answers inline"; });

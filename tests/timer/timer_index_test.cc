@@ -156,6 +156,24 @@ TEST_F(TimerIndexTest, FarTimersSplitTowardsFineBucketsAndOnlyNearOnesAreInMemor
   EXPECT_EQ(index_->Stats().in_memory, 0);
 }
 
+TEST_F(TimerIndexTest, CancelIsPoppedWithTheAddsOfItsTickAndBeforeThem) {
+  const int64_t add = Add(kT0 + 3 * kSec, "m");
+  Add(kT0 + 2 * kSec, "earlier");
+  const int64_t cancel = Add(kT0 + 3 * kSec, "r", "TIMER_DEL_UNIQKEY\x01T+m\x02");
+  std::vector<TimerEntry> got = RunUntil(kT0 + 5 * kSec);
+  ASSERT_EQ(got.size(), 3u);
+  EXPECT_EQ(got[1].offset, cancel);
+  EXPECT_EQ(got[1].kind, TimerEntryKind::kCancel);
+  EXPECT_EQ(got[2].offset, add);
+  EXPECT_EQ(got[1].key_hash, got[2].key_hash);  // the service compares the real keys
+  // A tick is never split by the batch limit.
+  Add(kT0 + 10 * kSec, "x");
+  Add(kT0 + 10 * kSec, "y");
+  clock_.SetMillis(kT0 + 10 * kSec);
+  ASSERT_OK(index_->Advance(clock_.NowMillis()));
+  EXPECT_EQ(index_->PopDue(clock_.NowMillis(), 1).size(), 2u);
+}
+
 TEST_F(TimerIndexTest, EntryFiledAfterItsTimeIsDueAtOnce) {
   RunUntil(kT0 + 10 * kSec);
   const int64_t late = Add(kT0 + 2 * kSec, "late");  // the dispatcher lagged

@@ -4,7 +4,7 @@
 // commit-log segment can be deleted, and recalls (cancels) pending ones. The index
 // (timer/timer_index.h) is a store sink; this service is its consumer.
 //
-// RunOnce(now_ms), driven every precision tick by a ServiceRunner (tests call it with a
+// RunOnce(now_ms), driven twice per precision tick by a ServiceRunner (tests call it with a
 // FakeClock):
 //   1. persists the progress snapshot of an earlier step once every re-put it covers is
 //      durable (durable_offset() >= the snapshot's last re-put end), so a power loss never
