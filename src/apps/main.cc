@@ -128,6 +128,11 @@ int main(int argc, char** argv) {
       "size, tag hash, contiguous queue offsets), index <-> CommitLog, checkpoint vs data. "
       "Each problem names the file and byte offset. Exit status 0 only when consistent.");
   add_common(verify_cmd);
+  CLI::App* timers_cmd = inspect_cmd->add_subcommand(
+      "timers",
+      "Pending timer messages (<store>/timer/): count, next due, delivery progress, a per-day "
+      "histogram and the bucket files (docs/format/timer.md).");
+  add_common(timers_cmd);
 
   // ---- serve / namesrv / broker (src/apps/serve.h) ----
   rocketstore::apps::RunOptions run;
@@ -202,6 +207,7 @@ int main(int argc, char** argv) {
     if (msgid_cmd->parsed()) return ins::RunMsgId(fs, io, msg_id, stdout, stderr);
     if (verify_cmd->parsed()) return ins::RunVerify(fs, io, stdout, stderr);
     if (delay_cmd->parsed()) return ins::RunDelay(fs, io, stdout, stderr);
+    if (timers_cmd->parsed()) return ins::RunTimers(fs, io, stdout, stderr);
   }
   return 0;
 }

@@ -1,16 +1,19 @@
 #include "broker/broker.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "broker/hooks/delay_level_hook.h"
 #include "broker/hooks/message_check_hook.h"
 #include "broker/hooks/retry_topic_hook.h"
+#include "broker/hooks/timer_hook.h"
 #include "broker/hooks/unsupported_feature_hook.h"
 #include "broker/remoting/remoting_channel.h"
 #include "broker/system_topics.h"
 #include "io/posix_file_system.h"
 #include "log/log.h"
 #include "store/layout/layout.h"
+#include "timer/timer_index.h"
 
 namespace rocketstore::broker {
 
@@ -43,6 +46,16 @@ Status Broker::OpenStoreAndConfig() {
       s->OnArrival(queue_id);
     }
   });
+  if (options_.timer_wheel_enable) {
+    so.extra_sinks.push_back([this](const SinkContext& c) -> Result<std::unique_ptr<DispatchSink>> {
+      timer::TimerIndexOptions to;
+      to.dir = JoinPath(c.root_dir, "timer");
+      to.topic = std::string(kTimerTopic);
+      auto index = std::make_unique<timer::TimerIndex>(c.fs, c.clock, std::move(to));
+      timer_index_ = index.get();
+      return std::unique_ptr<DispatchSink>(std::move(index));
+    });
+  }
   auto store = MessageStore::Open(so, fs_, clock_);
   if (!store.ok()) return store.status();
   store_ = std::move(store).value();
@@ -109,15 +122,37 @@ void Broker::BuildServices() {
   pipeline_.Add(std::make_unique<MessageCheckHook>(options_.store.max_message_body_bytes));
   pipeline_.Add(std::make_unique<UnsupportedFeatureHook>());
   pipeline_.Add(std::make_unique<RetryTopicHook>(*retry_));
+  TimerHookOptions th;
+  th.enabled = options_.timer_wheel_enable;
+  th.precision_ms = options_.timer_precision_ms;
+  th.max_delay_sec = options_.timer_max_delay_sec;
+  pipeline_.Add(std::make_unique<TimerHook>(clock_, th));
   pipeline_.Add(std::make_unique<DelayLevelHook>(*delay_levels_));
   SendService::Options so;
   so.cluster_name = options_.cluster_name;
+  so.broker_name = options_.broker_name;
   so.auto_create_topic = options_.auto_create_topic;
   so.groups = groups_.get();
   send_ = std::make_unique<SendService>(so, *store_, *topics_, pipeline_, request_registration);
   schedule_ = std::make_unique<ScheduleDeliveryService>(*delay_levels_, *store_, *reput_,
                                                         *delay_offsets_, clock_);
   schedule_wake_.store(schedule_.get(), std::memory_order_release);
+  if (timer_index_) {
+    TimerServiceOptions to;
+    to.broker_name = options_.broker_name;
+    to.max_delay_sec = options_.timer_max_delay_sec;
+    const std::string log_dir = layout::CommitLogDir(options_.store.root_dir);
+    const int64_t roll_age = options_.store.retention.file_reserved_time_ms / 2;
+    timer_service_ = std::make_unique<TimerService>(
+        clock_, *timer_index_, *reput_,
+        [s = store_.get()] { return s->commit_log().FlushedOffset().value(); },
+        [this, log_dir, roll_age](int64_t now) {
+          return CommitLogRollBoundary(fs_, log_dir, now, roll_age);
+        },
+        to);
+    timer_service_->set_topic_exists(
+        [t = topics_.get()](std::string_view n) { return t->Find(n).has_value(); });
+  }
   PullService::Options po;
   po.long_polling = options_.long_polling;
   po.short_polling_ms = options_.short_polling_ms;
@@ -141,6 +176,7 @@ void Broker::BuildServices() {
   services.retry = retry_.get();
   services.locks = locks_.get();
   services.delay_offsets = delay_offsets_.get();
+  services.timers = timer_service_.get();
   frontend_ = std::make_unique<RemotingFrontend>(services);
 }
 
@@ -203,6 +239,18 @@ void Broker::StartRunners() {
     r->Start();
   }
   schedule_->Start();
+  if (timer_service_) {
+    timer_runner_ = std::make_unique<ServiceRunner>(
+        // Twice per tick: a due timer waits at most half a tick for its step.
+        "broker-timer", milliseconds(std::max<int64_t>(1, options_.timer_precision_ms / 2)),
+        [this] {
+          // A refused delivery stays pending and is retried at the next step.
+          if (Status s = timer_service_->RunOnce(clock_.NowMillis()); !s.ok()) {
+            RS_LOG_WARN("timer delivery step failed (retried next step): {}", s.ToString());
+          }
+        });
+    timer_runner_->Start();
+  }
   registrar_->RequestNow();
 }
 
@@ -214,6 +262,7 @@ Status Broker::Stop() {
   for (ServiceRunner* r : {registrar_runner_.get(), client_runner_.get(), hold_runner_.get()}) {
     r->Stop();
   }
+  if (timer_runner_) timer_runner_->Stop();
   registrar_->UnregisterAll();
   server_->Stop();
   holds_->Clear();

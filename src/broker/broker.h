@@ -43,6 +43,7 @@
 #include "broker/schedule/delay_level_table.h"
 #include "broker/schedule/schedule_delivery_service.h"
 #include "broker/service/reput.h"
+#include "broker/service/timer_service.h"
 #include "io/file_system.h"
 #include "store/message_store.h"
 
@@ -98,8 +99,11 @@ class Broker {
   std::unique_ptr<ConsumerManager> consumers_;
   std::unique_ptr<ProducerManager> producers_;
   std::unique_ptr<PullHoldService> holds_;
-  std::unique_ptr<Reputter> reput_;      // the broker's own re-puts (send-back, due delays)
-  std::unique_ptr<RetryService> retry_;  // send-back, %RETRY% / %DLQ% routing
+  std::unique_ptr<Reputter> reput_;           // the broker's own re-puts (send-back, due delays)
+  std::unique_ptr<RetryService> retry_;       // send-back, %RETRY% / %DLQ% routing
+  timer::TimerIndex* timer_index_ = nullptr;  // owned by the store (an extra sink)
+  std::unique_ptr<TimerService> timer_service_;
+  std::unique_ptr<ServiceRunner> timer_runner_;
   std::unique_ptr<SendService> send_;
   std::unique_ptr<PullService> pull_;
   std::unique_ptr<ClientService> clients_;

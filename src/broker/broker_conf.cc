@@ -93,6 +93,11 @@ const std::map<std::string_view, Setter>& Setters() {
       {"brokerPermission", RS_CONF_INT(broker_permission, 0, 7, "PermName bits in [0, 7]")},
       {"longPollingEnable", RS_CONF_BOOL(long_polling)},
       {"messageIndexEnable", RS_CONF_BOOL(store.message_index_enable)},
+      {"timerWheelEnable", RS_CONF_BOOL(timer_wheel_enable)},
+      {"timerPrecisionMs",
+       RS_CONF_INT(timer_precision_ms, 10, 60000, "milliseconds in [10, 60000]")},
+      {"timerMaxDelaySec",
+       RS_CONF_INT(timer_max_delay_sec, 1, int64_t{10} * 366 * 86400, "seconds in [1, 10 years]")},
       {"syncFlushZeroFill", RS_CONF_BOOL(store.sync_flush_zero_fill)},  // rocketstore's own
       {"flushDiskType",
        [](const Entry& e, BrokerOptions& o) -> Status {

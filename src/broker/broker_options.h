@@ -40,6 +40,10 @@ struct BrokerOptions {
   std::string message_delay_level =  // messageDelayLevel
       "1s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h";
   int64_t flush_delay_offset_interval_ms = 10000;  // flushDelayOffsetInterval
+  // Timer messages (docs/messaging.md, "Timer messages").
+  bool timer_wheel_enable = true;                      // timerWheelEnable
+  int64_t timer_precision_ms = 100;                    // timerPrecisionMs (RocketMQ: 1000)
+  int64_t timer_max_delay_sec = int64_t{366} * 86400;  // timerMaxDelaySec (RocketMQ: 3 days)
 
   static net::ServerOptions DefaultServerOptions() {
     net::ServerOptions o;

@@ -21,6 +21,8 @@ inline constexpr std::string_view kSelfTestTopic = "SELF_TEST_TOPIC";
 inline constexpr std::string_view kOffsetMovedEventTopic = "OFFSET_MOVED_EVENT";
 // Prefix of internal topics (RocketMQ 5 uses it for timers and POP); never client-writable.
 inline constexpr std::string_view kSystemTopicPrefix = "rmq_sys_";
+// Timer messages waiting for their time (RocketMQ 5 TimerMessageStore.TIMER_TOPIC).
+inline constexpr std::string_view kTimerTopic = "rmq_sys_wheel_timer";
 inline constexpr std::string_view kRetryGroupTopicPrefix = "%RETRY%";
 inline constexpr std::string_view kDlqGroupTopicPrefix = "%DLQ%";
 

@@ -80,6 +80,8 @@ std::string_view RequestCodeName(int32_t code) {
       return "SEND_MESSAGE_V2";
     case RequestCode::kSendBatchMessage:
       return "SEND_BATCH_MESSAGE";
+    case RequestCode::kRecallMessage:
+      return "RECALL_MESSAGE";
     case RequestCode::kSendReplyMessage:
       return "SEND_REPLY_MESSAGE";
     case RequestCode::kSendReplyMessageV2:

@@ -54,6 +54,7 @@ enum class RequestCode : int32_t {
   kConsumeMessageDirectly = 309,       // → client, admin-triggered
   kSendMessageV2 = 310,                // → broker, short field names a..n
   kSendBatchMessage = 320,             // → broker, V2 header + batch body
+  kRecallMessage = 370,                // → broker (5.3): cancel a pending timer message
   kSendReplyMessage = 324,             // → broker, request-reply: long header field names
   kSendReplyMessageV2 = 325,           // → broker, request-reply: short field names a..n
   kQueryDataVersion = 322,             // Java broker → name server

@@ -88,5 +88,23 @@ TEST(BrokerConfTest, RebalanceLockMaxLiveTimeUnderBothNames) {
   EXPECT_EQ(o.rebalance_lock_max_live_ms, 45000);
 }
 
+TEST(BrokerConfTest, TimerKeys) {
+  BrokerOptions o;
+  EXPECT_TRUE(o.timer_wheel_enable);
+  EXPECT_EQ(o.timer_precision_ms, 100);
+  EXPECT_EQ(o.timer_max_delay_sec, 366 * 86400);
+  ASSERT_TRUE(
+      ApplyBrokerConf("timerWheelEnable=false\ntimerPrecisionMs=10\ntimerMaxDelaySec=86400\n", o,
+                      nullptr)
+          .ok());
+  EXPECT_FALSE(o.timer_wheel_enable);
+  EXPECT_EQ(o.timer_precision_ms, 10);
+  EXPECT_EQ(o.timer_max_delay_sec, 86400);
+  Status s = ApplyBrokerConf("timerPrecisionMs=5\n", o, nullptr);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("timerPrecisionMs"), std::string::npos);
+  EXPECT_FALSE(ApplyBrokerConf("timerMaxDelaySec=0\n", o, nullptr).ok());
+}
+
 }  // namespace
 }  // namespace rocketstore::broker

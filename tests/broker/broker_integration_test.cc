@@ -654,5 +654,40 @@ TEST_F(BrokerIntegrationTest, QueryOffsetOfANewGroupFollowsTheInMemoryRule) {
   EXPECT_EQ(query(0).code, 0);  // still empty: 0
 }
 
+// Timer messages through the real broker: the send answers a recall handle, the timer is
+// delivered to its queue after its time, and RECALL_MESSAGE cancels a pending one.
+TEST_F(BrokerIntegrationTest, TimerMessageDeliveryAndRecallOverRemoting) {
+  CreateTopic("TimerT", 1);
+  RemotingCommand soon = Call(MakeSend(RequestCode::kSendMessageV2, "TimerT", 0, "soon",
+                                       std::string("TIMER_DELAY_MS\x01") + "300\x02"));
+  ASSERT_EQ(soon.code, 0) << soon.remark.value_or("");
+  EXPECT_TRUE(soon.FindField("recallHandle").has_value());
+  RemotingCommand later = Call(MakeSend(RequestCode::kSendMessageV2, "TimerT", 0, "later",
+                                        std::string("TIMER_DELAY_SEC\x01") + "60\x02"));
+  ASSERT_EQ(later.code, 0) << later.remark.value_or("");
+  const std::string handle(later.FindField("recallHandle").value_or(""));
+  ASSERT_FALSE(handle.empty());
+
+  RemotingCommand bad = protocol::MakeRequest(RequestCode::kRecallMessage);
+  bad.SetField("topic", "TimerT");
+  bad.SetField("recallHandle", "not-a-handle");
+  RemotingCommand bad_resp = Call(std::move(bad));
+  EXPECT_EQ(bad_resp.code, 604);  // ILLEGAL_OPERATION
+  EXPECT_EQ(bad_resp.remark.value_or(""), "recall handle is invalid");
+  RemotingCommand recall = protocol::MakeRequest(RequestCode::kRecallMessage);
+  recall.SetField("producerGroup", "PG");
+  recall.SetField("topic", "TimerT");
+  recall.SetField("recallHandle", handle);
+  RemotingCommand recall_resp = Call(std::move(recall));
+  EXPECT_EQ(recall_resp.code, 0) << recall_resp.remark.value_or("");
+  EXPECT_TRUE(recall_resp.FindField("msgId").has_value());
+
+  WaitVisible("TimerT", 0, 1);  // "soon" arrives after its 300 ms
+  RemotingCommand bad_value = Call(MakeSend(RequestCode::kSendMessageV2, "TimerT", 0, "x",
+                                            std::string("TIMER_DELAY_SEC\x01") + "-1\x02"));
+  EXPECT_EQ(bad_value.code, 13);  // MESSAGE_ILLEGAL
+  EXPECT_NE(bad_value.remark.value_or("").find("TIMER_DELAY_SEC"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace rocketstore

@@ -116,6 +116,24 @@ TEST(HeaderFieldsTest, SendResponse) {
   ExpectRoundTrip(h);
 }
 
+// RocketMQ 5.3: RECALL_MESSAGE's headers and the send response's recallHandle.
+TEST(HeaderFieldsTest, RecallMessageAndRecallHandle) {
+  RemotingCommand req =
+      CommandWith(ToInt(RequestCode::kRecallMessage),
+                  {{"producerGroup", "pg"}, {"topic", "T"}, {"recallHandle", "h"}});
+  ExpectFieldErrors<RecallMessageRequestHeader>(req, {"topic", "recallHandle"}, {});
+  const auto r = MustDecode<RecallMessageRequestHeader>(req);
+  EXPECT_EQ(r.producer_group, "pg");
+  EXPECT_EQ(r.recall_handle, "h");
+  ExpectRoundTrip(r);
+  RemotingCommand resp = CommandWith(0, {{"msgId", "M"}});
+  EXPECT_EQ(MustDecode<RecallMessageResponseHeader>(resp).msg_id, "M");
+  RemotingCommand send = CommandWith(
+      0, {{"msgId", "X"}, {"queueId", "0"}, {"queueOffset", "1"}, {"recallHandle", "djE"}});
+  EXPECT_EQ(MustDecode<SendMessageResponseHeader>(send).recall_handle, "djE");
+  ExpectRoundTrip(MustDecode<SendMessageResponseHeader>(send));
+}
+
 TEST(HeaderFieldsTest, SendBackEndTransactionCheckTransaction) {
   RemotingCommand back =
       CommandWith(ToInt(RequestCode::kConsumerSendMsgBack), {{"offset", "5"},

@@ -71,6 +71,7 @@ void RemotingFrontend::Register(net::RemotingServer& server) {
   if (s_.delay_offsets) {
     reg(RequestCode::kGetAllDelayOffset, plain(&RemotingFrontend::OnGetAllDelayOffset));
   }
+  if (s_.timers) reg(RequestCode::kRecallMessage, with_conn(&RemotingFrontend::OnRecall));
 }
 
 void RemotingFrontend::OnConnectionClosed(const net::ConnectionPtr& conn) {

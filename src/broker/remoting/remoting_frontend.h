@@ -29,6 +29,7 @@
 #include "broker/service/rebalance_lock_manager.h"
 #include "broker/service/retry_service.h"
 #include "broker/service/send_service.h"
+#include "broker/service/timer_service.h"
 #include "broker/service/topic_service.h"
 #include "net/remoting_server.h"
 
@@ -46,6 +47,7 @@ struct BrokerServices {
   RetryService* retry = nullptr;
   RebalanceLockManager* locks = nullptr;
   DelayOffsetManager* delay_offsets = nullptr;  // GET_ALL_DELAY_OFFSET (45)
+  TimerService* timers = nullptr;               // null: RECALL_MESSAGE is not registered
 };
 
 class RemotingFrontend {
@@ -80,6 +82,7 @@ class RemotingFrontend {
   Reply OnLockBatch(Cmd& r);
   Reply OnUnlockBatch(Cmd& r);
   Reply OnGetAllDelayOffset(Cmd& r);
+  Reply OnRecall(const Conn& c, Cmd& r);
 
   BrokerServices s_;
   std::atomic<bool> ready_{false};

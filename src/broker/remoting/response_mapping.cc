@@ -22,6 +22,8 @@ protocol::ResponseCode ToResponseCode(Outcome outcome) {
       return ResponseCode::kTopicNotExist;
     case Outcome::kNoPermission:
       return ResponseCode::kNoPermission;
+    case Outcome::kIllegalOperation:
+      return ResponseCode::kIllegalOperation;
     case Outcome::kSubscriptionGroupNotExist:
       return ResponseCode::kSubscriptionGroupNotExist;
     case Outcome::kSubscriptionNotExist:

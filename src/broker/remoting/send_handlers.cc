@@ -14,12 +14,13 @@ namespace {
 RemotingCommand BuildSendResponse(const RemotingCommand& request, SendResult&& result) {
   RemotingCommand resp = ReplyTo(request, result.verdict);
   if (!result.stored()) return resp;
-  resp.ext_fields.Reserve(6, 128);  // the fields below: one allocation for the slots, one arena
+  resp.ext_fields.Reserve(7, 128);  // the fields below: one allocation for the slots, one arena
   protocol::SendMessageResponseHeader h;
   h.msg_id = std::move(result.msg_id);
   h.queue_id = result.queue_id;
   h.queue_offset = result.queue_offset;
   if (!result.transaction_id.empty()) h.transaction_id = std::move(result.transaction_id);
+  if (!result.recall_handle.empty()) h.recall_handle = std::move(result.recall_handle);
   h.msg_region = "DefaultRegion";
   h.trace_on = true;
   h.EncodeTo(resp);

@@ -20,6 +20,8 @@ std::string_view OutcomeName(Outcome o) {
       return "TOPIC_NOT_EXIST";
     case Outcome::kNoPermission:
       return "NO_PERMISSION";
+    case Outcome::kIllegalOperation:
+      return "ILLEGAL_OPERATION";
     case Outcome::kSubscriptionGroupNotExist:
       return "SUBSCRIPTION_GROUP_NOT_EXIST";
     case Outcome::kSubscriptionNotExist:

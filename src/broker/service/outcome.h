@@ -27,7 +27,8 @@ enum class Outcome {
   kInvalidArgument,
   kMessageIllegal,  // size, properties, or a batch the broker cannot take
   kTopicNotExist,
-  kNoPermission,  // perm bits, forbidden system topics, consume disabled
+  kNoPermission,      // perm bits, forbidden system topics, consume disabled
+  kIllegalOperation,  // ILLEGAL_OPERATION: e.g. a recall handle that is not this broker's
   kSubscriptionGroupNotExist,
   kSubscriptionNotExist,
   kSubscriptionNotLatest,

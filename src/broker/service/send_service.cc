@@ -9,6 +9,8 @@
 #include "broker/system_topics.h"
 #include "store/format/message_id.h"
 #include "store/format/properties.h"
+#include "timer/recall_handle.h"
+#include "timer/timer_format.h"
 
 namespace rocketstore::broker {
 namespace {
@@ -166,6 +168,17 @@ std::optional<SendResult> SendService::Send(const RequestContext& context,
   put_context.batch = request.batch;
   put_context.max_reconsume_times = request.max_reconsume_times;
   if (Verdict v = pipeline_.Run(put_context, drafts); !v.ok()) return refuse(std::move(v));
+  // SendMessageProcessor.attachRecallHandle (5.3): a single message the timer hook filed.
+  std::string recall;
+  if (!request.batch) {
+    const auto out_ms = format::FindProperty(single.properties(), timer::kPropTimerOutMs);
+    const auto real = format::FindProperty(single.properties(), format::kPropertyRealTopic);
+    const auto ms = out_ms ? timer::ParseLong(*out_ms) : std::nullopt;
+    if (ms && real && !real->starts_with(kRetryGroupTopicPrefix)) {
+      recall = timer::EncodeRecallHandle(
+          {std::string(*real), options_.broker_name, std::to_string(*ms + 1), uniq});
+    }
+  }
 
   format::MessageToStore single_msg;
   std::vector<format::MessageToStore> batch_msgs;
@@ -187,11 +200,15 @@ std::optional<SendResult> SendService::Send(const RequestContext& context,
   if (!store_.PutWaitsForFlush(wait)) {
     PutMessageResult put =
         batch ? store_.PutMessages(msgs, wait) : store_.PutMessage(msgs[0], wait);
-    return BuildResult(put, queue_id, batch, std::move(uniq), sizes);
+    SendResult r = BuildResult(put, queue_id, batch, std::move(uniq), sizes);
+    if (r.stored()) r.recall_handle = std::move(recall);
+    return r;
   }
   auto finish = [this, done = std::move(later), queue_id, batch, uniq = std::move(uniq),
-                 sizes = std::move(sizes)](PutMessageResult put) {
-    done(BuildResult(put, queue_id, batch, uniq, sizes));
+                 recall = std::move(recall), sizes = std::move(sizes)](PutMessageResult put) {
+    SendResult r = BuildResult(put, queue_id, batch, uniq, sizes);
+    if (r.stored()) r.recall_handle = recall;
+    done(std::move(r));
   };
   if (batch) {
     store_.PutMessagesAsync(msgs, wait, std::move(finish));

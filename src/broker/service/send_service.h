@@ -64,6 +64,8 @@ struct SendResult {
   int32_t queue_id = 0;
   int64_t queue_offset = 0;
   std::string transaction_id;  // the UNIQ_KEY of a single message
+  // RocketMQ 5.3: a single timer message's recall handle (timer/recall_handle.h), else "".
+  std::string recall_handle;
   bool stored() const;
 };
 
@@ -71,6 +73,7 @@ class SendService {
  public:
   struct Options {
     std::string cluster_name = "DefaultCluster";
+    std::string broker_name = "broker-a";  // named in recall handles
     bool auto_create_topic = true;
     format::HostAddress store_host;
     // When set, an unknown %RETRY%<group> topic gets the group's retryQueueNums queues

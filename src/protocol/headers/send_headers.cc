@@ -84,6 +84,7 @@ Result<SendMessageResponseHeader> SendMessageResponseHeader::Decode(const Remoti
   r.Required("queueId", &h.queue_id);
   r.Required("queueOffset", &h.queue_offset);
   r.Optional("transactionId", &h.transaction_id);
+  r.Optional("recallHandle", &h.recall_handle);
   r.Optional("MSG_REGION", &h.msg_region);
   r.Optional("TRACE_ON", &h.trace_on);
   if (!r.status().ok()) return r.status();
@@ -95,6 +96,7 @@ void SendMessageResponseHeader::EncodeTo(RemotingCommand& cmd) const {
   cmd.SetField("msgId", msg_id);
   cmd.SetIntField("queueId", queue_id);
   cmd.SetIntField("queueOffset", queue_offset);
+  PutOptional(cmd, "recallHandle", recall_handle);
   PutOptional(cmd, "MSG_REGION", msg_region);
   PutOptional(cmd, "TRACE_ON", trace_on);
 }
@@ -179,6 +181,35 @@ void CheckTransactionStateRequestHeader::EncodeTo(RemotingCommand& cmd) const {
   PutOptional(cmd, "transactionId", transaction_id);
   PutOptional(cmd, "offsetMsgId", offset_msg_id);
   PutOptional(cmd, "bname", broker_name);
+}
+
+Result<RecallMessageRequestHeader> RecallMessageRequestHeader::Decode(const RemotingCommand& cmd) {
+  RecallMessageRequestHeader h;
+  FieldReader r(cmd);
+  r.Optional("producerGroup", &h.producer_group);
+  r.Required("topic", &h.topic);
+  r.Required("recallHandle", &h.recall_handle);
+  if (!r.status().ok()) return r.status();
+  return h;
+}
+
+void RecallMessageRequestHeader::EncodeTo(RemotingCommand& cmd) const {
+  PutOptional(cmd, "producerGroup", producer_group);
+  cmd.SetField("topic", topic);
+  cmd.SetField("recallHandle", recall_handle);
+}
+
+Result<RecallMessageResponseHeader> RecallMessageResponseHeader::Decode(
+    const RemotingCommand& cmd) {
+  RecallMessageResponseHeader h;
+  FieldReader r(cmd);
+  r.Required("msgId", &h.msg_id);
+  if (!r.status().ok()) return r.status();
+  return h;
+}
+
+void RecallMessageResponseHeader::EncodeTo(RemotingCommand& cmd) const {
+  cmd.SetField("msgId", msg_id);
 }
 
 }  // namespace rocketstore::protocol

@@ -67,6 +67,7 @@ struct SendMessageResponseHeader {
   int32_t queue_id = 0;                       // "queueId", required
   int64_t queue_offset = 0;                   // "queueOffset", required
   std::optional<std::string> transaction_id;  // "transactionId", optional
+  std::optional<std::string> recall_handle;   // "recallHandle", optional (5.3, timers)
   // Not header fields in Java but ext fields its broker adds to every send response.
   std::optional<std::string> msg_region;  // "MSG_REGION", optional ("DefaultRegion")
   std::optional<bool> trace_on;           // "TRACE_ON", optional ("true"/"false")
@@ -98,6 +99,23 @@ struct ConsumerSendMsgBackRequestHeader {
 inline constexpr int32_t kTransactionNotType = 0;
 inline constexpr int32_t kTransactionCommitType = 0x8;
 inline constexpr int32_t kTransactionRollbackType = 0xC;
+
+// RECALL_MESSAGE (370, RocketMQ 5.3 RecallMessageRequestHeader / ResponseHeader).
+struct RecallMessageRequestHeader {
+  std::optional<std::string> producer_group;  // "producerGroup", optional
+  std::string topic;                          // "topic", required
+  std::string recall_handle;                  // "recallHandle", required
+
+  friend bool operator==(const RecallMessageRequestHeader&,
+                         const RecallMessageRequestHeader&) = default;
+  static Result<RecallMessageRequestHeader> Decode(const RemotingCommand& cmd);
+  void EncodeTo(RemotingCommand& cmd) const;
+};
+struct RecallMessageResponseHeader {
+  std::string msg_id;  // "msgId", required
+  static Result<RecallMessageResponseHeader> Decode(const RemotingCommand& cmd);
+  void EncodeTo(RemotingCommand& cmd) const;
+};
 
 // END_TRANSACTION (37, oneway).
 struct EndTransactionRequestHeader {

@@ -16,6 +16,7 @@
 //   delay      the delay-level queues (SCHEDULE_TOPIC_XXXX): per level the queue's range,
 //              the progress in config/delayOffset.json, pending messages and the next
 //              deliver time (the tags code of the first pending unit)
+//   timers     pending timer messages (timer/timer_scan.h)
 //
 // Output: readable tables, or JSON Lines with `json`. Segment and CQ file sizes are
 // inferred from the files; the index geometry is not stored in the files and must be
@@ -62,6 +63,9 @@ int RunMsgId(FileSystem& fs, const InspectOptions& options, const std::string& m
 
 // The delay-level view (see the file comment); 2 when delayOffset.json is unreadable.
 int RunDelay(FileSystem& fs, const InspectOptions& options, std::FILE* out, std::FILE* err);
+// Pending timer messages (<store>/timer/): count, next due, progress, per-day histogram,
+// bucket files. 0 also when there is no timer directory; 2 when it cannot be read.
+int RunTimers(FileSystem& fs, const InspectOptions& options, std::FILE* out, std::FILE* err);
 
 // Returns 0 when consistent, 1 when problems were found, 2 when the store cannot be read.
 int RunVerify(FileSystem& fs, const InspectOptions& options, std::FILE* out, std::FILE* err);
