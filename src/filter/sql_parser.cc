@@ -77,11 +77,12 @@ class Parser {
   Status Semantic(std::string message, int32_t n) const {
     const uint32_t at = out_.nodes_[n].begin;
     int line = 1, column = 1;
-    for (uint32_t i = 0; i < at && i < text_.size(); ++i) {
-      if (text_[i] == '\n') {
+    for (uint32_t i = 0; i < at && i < text_.size(); ++i) {  // as Lexer::Advance counts
+      const char c = text_[i];
+      if (c == '\n' || (c == '\r' && (i + 1 >= text_.size() || text_[i + 1] != '\n'))) {
         ++line;
         column = 1;
-      } else {
+      } else if (c != '\r') {
         ++column;
       }
     }

@@ -55,6 +55,11 @@ TEST(SqlParserErrors, OrderingNeedsNumbersOrProperties) {
   }
 }
 
+TEST(SqlParserErrors, SemanticErrorsNameWhereTheOperandStarts) {
+  EXPECT_THAT(CompileError("a = 1 AND\r\n b > 'x'"), HasSubstr("(at line 2, column 6)"));
+  EXPECT_THAT(CompileError("a = 1 OR\r 3"), HasSubstr("(at line 2, column 2)"));
+}
+
 TEST(SqlParserErrors, EqualityRefusesNullConstantsAndBooleanConstantOnTheLeft) {
   EXPECT_THAT(CompileError("a = NULL"), HasSubstr("'NULL' cannot be compared."));
   EXPECT_THAT(CompileError("NULL <> a"), HasSubstr("'NULL' cannot be compared."));

@@ -12,8 +12,8 @@ Result<CompiledSql> SqlFilterCache::Get(const std::string& group, const std::str
                                         int64_t version) {
   std::lock_guard lock(mu_);
   Entry& e = entries_[{group, topic}];
-  const bool fresh = e.compiled != nullptr || !e.error.ok();
-  if (!fresh || e.version != version || e.expression != expression) {
+  const bool filled = e.compiled != nullptr || !e.error.ok();
+  if (!filled || e.version != version || e.expression != expression) {
     ++compilations_;
     e.expression = expression;
     e.version = version;
