@@ -92,6 +92,7 @@ const std::map<std::string_view, Setter>& Setters() {
       {"autoCreateSubscriptionGroup", RS_CONF_BOOL(auto_create_subscription_group)},
       {"brokerPermission", RS_CONF_INT(broker_permission, 0, 7, "PermName bits in [0, 7]")},
       {"longPollingEnable", RS_CONF_BOOL(long_polling)},
+      {"enablePropertyFilter", RS_CONF_BOOL(enable_property_filter)},
       {"messageIndexEnable", RS_CONF_BOOL(store.message_index_enable)},
       {"timerWheelEnable", RS_CONF_BOOL(timer_wheel_enable)},
       {"timerPrecisionMs",

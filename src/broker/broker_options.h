@@ -25,6 +25,7 @@ struct BrokerOptions {
   bool auto_create_subscription_group = true;   // autoCreateSubscriptionGroup (send-back)
   int32_t broker_permission = 6;                // brokerPermission (PermName bits; send-back)
   bool long_polling = true;                     // longPollingEnable
+  bool enable_property_filter = true;           // enablePropertyFilter (SQL92; Java: false)
   int64_t short_polling_ms = 1000;              // shortPollingTimeMills
   int32_t default_topic_queue_nums = 8;         // defaultTopicQueueNums
   int64_t register_interval_ms = 30000;         // registerNameServerPeriod

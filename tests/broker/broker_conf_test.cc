@@ -36,6 +36,15 @@ TEST(BrokerConfTest, AppliesKnownKeysAndReportsOthers) {
   EXPECT_EQ(ignored, (std::vector<std::string>{"brokerRole"}));
 }
 
+// SQL92 filters are on unless broker.conf turns them off (RocketMQ's default is off).
+TEST(BrokerConfTest, EnablePropertyFilterDefaultsToTrue) {
+  BrokerOptions o;
+  EXPECT_TRUE(o.enable_property_filter);
+  ASSERT_TRUE(ApplyBrokerConf("enablePropertyFilter=false\n", o, nullptr).ok());
+  EXPECT_FALSE(o.enable_property_filter);
+  EXPECT_FALSE(ApplyBrokerConf("enablePropertyFilter=maybe\n", o, nullptr).ok());
+}
+
 // RocketMQ's consume-queue file size, in bytes (default 300,000 units = 6,000,000 bytes):
 // a store whose files have another size loads once the size is configured.
 TEST(BrokerConfTest, MappedFileSizeConsumeQueueSetsUnitsPerFile) {

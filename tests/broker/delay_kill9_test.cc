@@ -1,7 +1,8 @@
-// kill -9 of a real `rocketstore serve` process with delay-level messages pending and
-// being delivered: after a restart on the same store every message arrives in its real
-// topic, exactly once — or twice only when it lay past the progress delayOffset.json held
-// at the kill (the unpersisted part). Over the wire with the project's RemotingClient.
+// kill -9 of a real `rocketstore serve` process with delay-level messages and timer
+// messages pending and being delivered: after a restart on the same store every message
+// arrives in its real topic, exactly once — or twice only when it lay past the persisted
+// progress (delayOffset.json; the timer index's progress file) at the kill. Over the wire
+// with the project's RemotingClient.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -56,9 +57,9 @@ class DelayKill9Test : public ::testing::Test {
     return r.ok() ? std::move(r).value() : RemotingCommand{};
   }
 
-  void CreateTopic() {
+  void CreateTopic(const std::string& topic = "D") {
     RemotingCommand req = protocol::MakeRequest(RequestCode::kUpdateAndCreateTopic);
-    req.SetField("topic", "D");
+    req.SetField("topic", topic);
     req.SetField("defaultTopic", "TBW102");
     req.SetIntField("readQueueNums", 2);
     req.SetIntField("writeQueueNums", 2);
@@ -90,15 +91,33 @@ class DelayKill9Test : public ::testing::Test {
     return std::stoll(std::string(resp.FindField("queueOffset").value_or("-1")));
   }
 
-  // Every body in D (both queues), with how often it was delivered.
-  std::map<std::string, int> Delivered() {
+  // SEND_MESSAGE_V2 to topic T with TIMER_DELAY_MS = delay_ms; checks SEND_OK.
+  void SendTimer(const std::string& body, int64_t delay_ms, int queue) {
+    RemotingCommand req = protocol::MakeRequest(RequestCode::kSendMessageV2);
+    req.SetField("a", "P");
+    req.SetField("b", "T");
+    req.SetField("c", "TBW102");
+    req.SetIntField("d", 4);
+    req.SetIntField("e", queue);
+    req.SetIntField("f", 0);
+    req.SetIntField("g", 1700000000000);
+    req.SetIntField("h", 0);
+    req.SetField(
+        "i", "KEYS\x01" + body + "\x02TAGS\x01t\x02TIMER_DELAY_MS\x01" + std::to_string(delay_ms));
+    req.body.Assign(body);
+    RemotingCommand resp = Call(std::move(req));
+    EXPECT_EQ(resp.code, 0) << resp.remark.value_or("");
+  }
+
+  // Every body in `topic` (both queues), with how often it was delivered.
+  std::map<std::string, int> Delivered(const std::string& topic = "D") {
     std::map<std::string, int> n;
     for (int q = 0; q < 2; ++q) {
       int64_t offset = 0;
       while (true) {
         RemotingCommand req = protocol::MakeRequest(RequestCode::kPullMessage);
         req.SetField("consumerGroup", "G");
-        req.SetField("topic", "D");
+        req.SetField("topic", topic);
         req.SetIntField("queueId", q);
         req.SetIntField("queueOffset", offset);
         req.SetIntField("maxMsgNums", 32);
@@ -190,6 +209,52 @@ TEST_F(DelayKill9Test, AllDelayedMessagesArriveAfterKill9DuplicatesOnlyUnpersist
     ASSERT_LT(i, 49) << "progress never fully committed: " << text;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
+  client_.reset();
+  EXPECT_EQ(serve_->Terminate(), 0);
+}
+
+// Timers due from 0.3 s to 3 s after their send, and some due in an hour: kill -9 while
+// the first ones are being delivered. After the restart every due timer arrives (at most
+// twice: once before the kill, once again if its delivery lay past the persisted
+// progress), the far ones stay pending, and nothing arrives early.
+TEST_F(DelayKill9Test, AllTimersArriveAfterKill9AndFarOnesStayPending) {
+  ASSERT_TRUE(serve_->Start().ok());
+  Connect();
+  CreateTopic("T");
+  constexpr int kTimers = 60;
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < kTimers; ++i) {
+    SendTimer("t" + std::to_string(i), 300 + 45 * i, i % 2);  // due 0.3 s .. 2.96 s
+  }
+  for (int i = 0; i < 5; ++i) SendTimer("far" + std::to_string(i), 3600 * 1000, 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1200) -
+                              (std::chrono::steady_clock::now() - start));
+  const std::map<std::string, int> before = Delivered("T");
+  client_.reset();
+  serve_->Kill9();
+  EXPECT_GT(before.size(), 0u) << "some timers were delivered before the kill";
+  EXPECT_LT(before.size(), static_cast<size_t>(kTimers)) << "some were still pending";
+
+  ASSERT_TRUE(serve_->Start().ok());
+  Connect();
+  std::map<std::string, int> n;
+  for (int i = 0; i < 100; ++i) {  // up to 10 s
+    n = Delivered("T");
+    if (n.size() >= static_cast<size_t>(kTimers)) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  int duplicates = 0;
+  for (int i = 0; i < kTimers; ++i) {
+    const std::string body = "t" + std::to_string(i);
+    EXPECT_GE(n[body], 1) << body << " was not delivered after the restart";
+    EXPECT_LE(n[body], 2) << body;
+    duplicates += std::max(0, n[body] - 1);
+  }
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_EQ(n.count("far" + std::to_string(i)), 0u) << "a timer due in an hour arrived";
+  }
+  std::cout << "timers delivered before the kill: " << before.size()
+            << "; duplicates after kill -9: " << duplicates << "\n";
   client_.reset();
   EXPECT_EQ(serve_->Terminate(), 0);
 }

@@ -1,4 +1,5 @@
-// HEART_BEAT (34), UNREGISTER_CLIENT (35), GET_CONSUMER_LIST_BY_GROUP (38).
+// HEART_BEAT (34), UNREGISTER_CLIENT (35), GET_CONSUMER_LIST_BY_GROUP (38),
+// CHECK_CLIENT_CONFIG (46).
 #include "broker/remoting/remoting_frontend.h"
 #include "broker/remoting/response_mapping.h"
 #include "protocol/bodies/client_bodies.h"
@@ -50,6 +51,19 @@ RemotingFrontend::Reply RemotingFrontend::OnUnregisterClient(const Conn& c, Cmd&
   return ReplyTo(
       r, s_.clients->Unregister(ContextOf(c, r), h->client_id, h->producer_group.value_or(""),
                                 h->consumer_group.value_or("")));
+}
+
+// As ClientManageProcessor.checkClientConfig: no subscription, or a TAG one, is fine;
+// otherwise the pull service's check (enablePropertyFilter, the expression compiles).
+RemotingFrontend::Reply RemotingFrontend::OnCheckClientConfig(Cmd& r) {
+  const std::vector<uint8_t> body = r.body.Flatten();
+  auto req = protocol::CheckClientRequestBody::Decode(
+      std::string_view(reinterpret_cast<const char*>(body.data()), body.size()));
+  if (!req.ok()) return protocol::MakeSystemErrorResponse(r, req.status());
+  if (!req->subscription_data) return ReplyTo(r, Verdict::Ok());
+  const protocol::SubscriptionData& s = *req->subscription_data;
+  return ReplyTo(r, s_.pull->CheckSubscription(req->group, s.topic, s.expression_type, s.sub_string,
+                                               s.sub_version));
 }
 
 RemotingFrontend::Reply RemotingFrontend::OnConsumerList(Cmd& r) {

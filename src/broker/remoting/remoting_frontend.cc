@@ -55,6 +55,7 @@ void RemotingFrontend::Register(net::RemotingServer& server) {
   reg(RequestCode::kHeartBeat, with_conn(&RemotingFrontend::OnHeartbeat));
   reg(RequestCode::kUnregisterClient, with_conn(&RemotingFrontend::OnUnregisterClient));
   reg(RequestCode::kGetConsumerListByGroup, plain(&RemotingFrontend::OnConsumerList));
+  reg(RequestCode::kCheckClientConfig, plain(&RemotingFrontend::OnCheckClientConfig));
   reg(RequestCode::kQueryConsumerOffset, plain(&RemotingFrontend::OnQueryOffset));
   reg(RequestCode::kUpdateConsumerOffset, plain(&RemotingFrontend::OnUpdateOffset));
   reg(RequestCode::kUpdateAndCreateTopic, plain(&RemotingFrontend::OnCreateTopic));

@@ -8,7 +8,7 @@
 // sends under SYNC_FLUSH and held pulls answer later through Connection::SendResponse.
 //
 // Handlers (one file per family): send_handlers.cc (10, 310, 320), pull_handlers.cc
-// (11), client_handlers.cc (34, 35, 38), admin_handlers.cc (offsets 14/15, topics 17,
+// (11), client_handlers.cc (34, 35, 38, 46), admin_handlers.cc (offsets 14/15, topics 17,
 // queue metadata 29-32, queries 12/33, delay offsets 45), retry_handlers.cc (36),
 // lock_handlers.cc (order locks 41, 42).
 //
@@ -70,6 +70,7 @@ class RemotingFrontend {
   Reply OnHeartbeat(const Conn& c, Cmd& r);
   Reply OnUnregisterClient(const Conn& c, Cmd& r);
   Reply OnConsumerList(Cmd& r);
+  Reply OnCheckClientConfig(Cmd& r);
   Reply OnQueryOffset(Cmd& r);
   Reply OnUpdateOffset(Cmd& r);
   Reply OnCreateTopic(Cmd& r);

@@ -32,6 +32,8 @@ protocol::ResponseCode ToResponseCode(Outcome outcome) {
       return ResponseCode::kSubscriptionNotLatest;
     case Outcome::kSubscriptionParseFailed:
       return ResponseCode::kSubscriptionParseFailed;
+    case Outcome::kFilterDataNotExist:
+      return ResponseCode::kFilterDataNotExist;
     case Outcome::kQueryNotFound:
       return ResponseCode::kQueryNotFound;
     case Outcome::kPullNotFound:

@@ -30,6 +30,8 @@ std::string_view OutcomeName(Outcome o) {
       return "SUBSCRIPTION_NOT_LATEST";
     case Outcome::kSubscriptionParseFailed:
       return "SUBSCRIPTION_PARSE_FAILED";
+    case Outcome::kFilterDataNotExist:
+      return "FILTER_DATA_NOT_EXIST";
     case Outcome::kQueryNotFound:
       return "QUERY_NOT_FOUND";
     case Outcome::kPullNotFound:

@@ -33,6 +33,7 @@ enum class Outcome {
   kSubscriptionNotExist,
   kSubscriptionNotLatest,
   kSubscriptionParseFailed,
+  kFilterDataNotExist,  // a SQL92 subscription the heartbeat registered does not compile
   kQueryNotFound,
   // Pull results a consumer acts on.
   kPullNotFound,

@@ -47,14 +47,12 @@ PullService::PullService(Options options, Clock& clock, MessageStore& store,
 
 Verdict PullService::CheckAndFindSubscription(const PullRequest& req,
                                               const SubscriptionGroupConfig& group_config,
-                                              std::string* expression) const {
+                                              Subscription* out) const {
   if (req.sys_flag & kPullSubscription) {
-    if (req.expression_type != "TAG") {
-      return Verdict::Error(
-          Outcome::kSystemError,
-          "The broker does not support consumer to filter message by " + req.expression_type);
-    }
-    *expression = req.subscription.empty() ? "*" : req.subscription;
+    out->type = req.expression_type;
+    out->version = req.sub_version;
+    out->from_request = true;
+    out->expression = (IsTagType(out->type) && req.subscription.empty()) ? "*" : req.subscription;
     return Verdict::Ok();
   }
   ConsumerManager::PullView group = consumers_.FindForPull(req.consumer_group, req.topic);
@@ -77,12 +75,50 @@ Verdict PullService::CheckAndFindSubscription(const PullRequest& req,
     return Verdict::Error(Outcome::kSubscriptionNotLatest,
                           "the consumer's subscription not latest");
   }
-  if (sub->expression_type != "TAG") {
+  out->expression = sub->sub_string;
+  out->type = sub->expression_type;
+  out->version = sub->sub_version;
+  return Verdict::Ok();
+}
+
+Result<CompiledSql> PullService::SqlFilterFor(const PullRequest& req, const Subscription& sub,
+                                              Verdict* refusal) {
+  Result<CompiledSql> compiled =
+      sql_filters_.Get(req.consumer_group, req.topic, sub.type, sub.expression, sub.version);
+  if (!compiled.ok()) {
+    *refusal = sub.from_request
+                   ? Verdict::Error(
+                         Outcome::kSubscriptionParseFailed,
+                         "parse the consumer's subscription failed: " + compiled.status().message())
+                   : Verdict::Error(Outcome::kFilterDataNotExist,
+                                    "The broker's consumer filter data is not exist!Your "
+                                    "expression may be wrong! (" +
+                                        compiled.status().message() + ")");
+    return compiled.status();
+  }
+  if (!options_.enable_property_filter) {
+    *refusal =
+        Verdict::Error(Outcome::kSystemError,
+                       "The broker does not support consumer to filter message by " + sub.type);
+    return FailedPrecondition("enablePropertyFilter is false");
+  }
+  return compiled;
+}
+
+Verdict PullService::CheckSubscription(const std::string& group, const std::string& topic,
+                                       const std::string& expression_type,
+                                       const std::string& expression, int64_t sub_version) {
+  if (IsTagType(expression_type)) return Verdict::Ok();
+  if (!options_.enable_property_filter) {
     return Verdict::Error(
         Outcome::kSystemError,
-        "The broker does not support consumer to filter message by " + sub->expression_type);
+        "The broker does not support consumer to filter message by " + expression_type);
   }
-  *expression = sub->sub_string;
+  Result<CompiledSql> compiled =
+      sql_filters_.Get(group, topic, expression_type, expression, sub_version);
+  if (!compiled.ok()) {
+    return Verdict::Error(Outcome::kSubscriptionParseFailed, compiled.status().message());
+  }
   return Verdict::Ok();
 }
 
@@ -123,19 +159,29 @@ std::optional<PullResult> PullService::PullOnce(const RequestContext& context,
                                    std::to_string(topic->read_queue_nums) + "]");
     return r;
   }
-  std::string expression;
-  if (Verdict v = CheckAndFindSubscription(req, group, &expression); !v.ok()) {
+  Subscription sub;
+  if (Verdict v = CheckAndFindSubscription(req, group, &sub); !v.ok()) {
     r.verdict = std::move(v);
     return r;
   }
-  TagFilter filter(expression);
+  std::optional<TagFilter> tags;
+  std::optional<SqlMessageFilter> sql;
+  const MessageFilter* filter = nullptr;
+  if (IsTagType(sub.type)) {
+    tags.emplace(sub.expression);
+    if (!tags->matches_all()) filter = &*tags;
+  } else {
+    Result<CompiledSql> compiled = SqlFilterFor(req, sub, &r.verdict);
+    if (!compiled.ok()) return r;
+    filter = &sql.emplace(std::move(compiled).value());
+  }
   GetMessageRequest get;
   get.group = req.consumer_group;
   get.topic = req.topic;
   get.queue_id = req.queue_id;
   get.offset = QueueOffset(req.queue_offset);
   get.max_msg_nums = std::clamp(req.max_msg_nums, 1, 1024);
-  get.filter = filter.matches_all() ? nullptr : &filter;
+  get.filter = filter;
   GetMessageResult got = store_.GetMessage(get);
 
   if (first_pass && (req.sys_flag & kPullCommitOffset)) {

@@ -8,7 +8,14 @@
 //      the group's heartbeats registered (ConsumerManager: the group's table holds the
 //      highest subVersion; a pull carrying a newer one than the broker knows answers
 //      SUBSCRIPTION_NOT_LATEST until that heartbeat arrives).
-//   3. MessageStore::GetMessage with the tag filter; RocketMQ's status -> outcome table.
+//   3. MessageStore::GetMessage with the subscription's filter: TAG (tag hash), or SQL92
+//      (broker/service/sql_filter.h; compiled once per subscription version). As 4.9.8:
+//      an expression the request carries that does not compile answers
+//      SUBSCRIPTION_PARSE_FAILED, a heartbeat subscription that does not compile
+//      FILTER_DATA_NOT_EXIST, and SQL92 with enablePropertyFilter=false SYSTEM_ERROR
+//      "The broker does not support consumer to filter message by SQL92". A batch whose
+//      messages were all filtered out answers PULL_RETRY_IMMEDIATELY (NO_MATCHED_MESSAGE).
+//      RocketMQ's status -> outcome table.
 //   4. The commit offset (sysFlag bit 0) is stored on the first pass.
 //   5. Nothing new and the suspend flag (bit 1): the pull parks in the PullHoldService for
 //      suspendTimeoutMillis (1 s when longPollingEnable is off) and is answered when a
@@ -29,6 +36,7 @@
 #include "broker/service/consumer_manager.h"
 #include "broker/service/outcome.h"
 #include "broker/service/pull_hold_service.h"
+#include "broker/service/sql_filter.h"
 #include "store/message_store.h"
 
 namespace rocketstore::broker {
@@ -68,7 +76,8 @@ class PullService {
  public:
   struct Options {
     bool long_polling = true;
-    int64_t short_polling_ms = 1000;  // shortPollingTimeMills
+    int64_t short_polling_ms = 1000;     // shortPollingTimeMills
+    bool enable_property_filter = true;  // enablePropertyFilter (RocketMQ ships false)
   };
   using Callback = std::function<void(PullResult)>;
 
@@ -81,13 +90,32 @@ class PullService {
   std::optional<PullResult> Pull(const RequestContext& context, const PullRequest& request,
                                  Callback later);
 
+  // CHECK_CLIENT_CONFIG (46) for one subscription (ClientManageProcessor.checkClientConfig):
+  // TAG is always fine; otherwise SYSTEM_ERROR when property filters are off, and
+  // SUBSCRIPTION_PARSE_FAILED with the parser's message when the expression does not
+  // compile. Compiles through the same cache the pulls use.
+  Verdict CheckSubscription(const std::string& group, const std::string& topic,
+                            const std::string& expression_type, const std::string& expression,
+                            int64_t sub_version);
+  const SqlFilterCache& sql_filters() const { return sql_filters_; }
+
  private:
+  // The subscription a pull filters by.
+  struct Subscription {
+    std::string expression;
+    std::string type;
+    int64_t version = 0;
+    bool from_request = false;  // sysFlag bit 2: carried by the pull itself
+  };
   // One pass; nullopt when the pull was parked (it answers later).
   std::optional<PullResult> PullOnce(const RequestContext& context, const PullRequest& request,
                                      bool first_pass, int64_t deadline_ms, const Callback& done);
   Verdict CheckAndFindSubscription(const PullRequest& request,
                                    const SubscriptionGroupConfig& group_config,
-                                   std::string* expression) const;
+                                   Subscription* sub) const;
+  // The SQL92 filter of `sub`, or the refusal Java answers.
+  Result<CompiledSql> SqlFilterFor(const PullRequest& request, const Subscription& sub,
+                                   Verdict* refusal);
   void Park(const RequestContext& context, PullRequest request, int64_t deadline_ms, Callback done);
 
   const Options options_;
@@ -98,6 +126,7 @@ class PullService {
   ConsumerOffsetManager& offsets_;
   ConsumerManager& consumers_;
   PullHoldService& holds_;
+  SqlFilterCache sql_filters_;
 };
 
 }  // namespace rocketstore::broker

@@ -250,6 +250,41 @@ Result<HeartbeatData> HeartbeatData::Decode(std::string_view json) {
   return h;
 }
 
+Result<CheckClientRequestBody> CheckClientRequestBody::Decode(std::string_view json) {
+  constexpr std::string_view kWhat = "CheckClientRequestBody";
+  RS_ASSIGN_OR_RETURN(JsonTree tree, ParseRoot(json, kWhat));
+  const JsonNode& root = tree.root();
+  BodyReader r(kWhat);
+  CheckClientRequestBody b;
+  r.String(root, "", "clientId", &b.client_id);
+  r.String(root, "", "group", &b.group);
+  if (const JsonNode* s = root.Find("subscriptionData"); s != nullptr && s->kind != Kind::kNull) {
+    if (!s->is_object()) {
+      r.Fail("", "subscriptionData", "is not an object");
+    } else {
+      ReadSubscription(r, *s, "subscriptionData", &b.subscription_data.emplace());
+    }
+  }
+  if (!r.ok()) return r.status();
+  return b;
+}
+
+std::vector<uint8_t> CheckClientRequestBody::Encode() const {
+  std::vector<uint8_t> out;
+  JsonWriter w(&out);
+  w.BeginObject();
+  w.Key("clientId");
+  w.String(client_id);
+  w.Key("group");
+  w.String(group);
+  if (subscription_data) {
+    w.Key("subscriptionData");
+    WriteSubscription(w, *subscription_data);
+  }
+  w.EndObject();
+  return out;
+}
+
 std::vector<uint8_t> HeartbeatData::Encode() const {
   std::vector<uint8_t> out;
   JsonWriter w(&out);

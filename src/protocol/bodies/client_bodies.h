@@ -3,6 +3,7 @@
 // JSON bodies exchanged with clients, in the shapes fastjson gives RocketMQ 4.9.8's
 // classes (common/protocol/heartbeat/*.java, common/protocol/body/*.java):
 //   HEART_BEAT (34) request          HeartbeatData
+//   CHECK_CLIENT_CONFIG (46) request CheckClientRequestBody
 //   GET_CONSUMER_LIST_BY_GROUP (38)  response ConsumerListBody
 //   LOCK_BATCH_MQ (41)               request LockBatchRequestBody, response LockBatchResponseBody
 //   UNLOCK_BATCH_MQ (42)             request UnlockBatchRequestBody
@@ -21,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -63,6 +65,18 @@ struct HeartbeatData {
   static Result<HeartbeatData> Decode(std::string_view json);
   std::vector<uint8_t> Encode() const;
   friend bool operator==(const HeartbeatData&, const HeartbeatData&) = default;
+};
+
+// CHECK_CLIENT_CONFIG (46): a consumer asks whether the broker accepts its subscription
+// (the Java client sends it for every non-TAG subscription before it starts).
+struct CheckClientRequestBody {
+  std::string client_id;                              // "clientId"
+  std::string group;                                  // "group"
+  std::optional<SubscriptionData> subscription_data;  // "subscriptionData"
+
+  static Result<CheckClientRequestBody> Decode(std::string_view json);
+  std::vector<uint8_t> Encode() const;
+  friend bool operator==(const CheckClientRequestBody&, const CheckClientRequestBody&) = default;
 };
 
 struct ConsumerListBody {
