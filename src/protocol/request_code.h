@@ -55,6 +55,7 @@ enum class RequestCode : int32_t {
   kSendBatchMessage = 320,             // → broker, V2 header + batch body
   kSendReplyMessage = 324,             // → broker, request-reply: long header field names
   kSendReplyMessageV2 = 325,           // → broker, request-reply: short field names a..n
+  kPushReplyMessageToClient = 326,     // → client (broker → requester, expects an answer)
   kQueryDataVersion = 322,             // Java broker → name server
   kBrokerHeartbeat = 904,              // Java broker → name server
 };
