@@ -35,6 +35,8 @@ struct BrokerOptions {
   // How long an orderly consumer's queue lock lives after its last renewal (Java: the
   // system property rocketmq.broker.rebalance.lockMaxLiveTime).
   int64_t rebalance_lock_max_live_ms = 60000;  // rebalanceLockMaxLiveTime
+  // Whether replies (SEND_REPLY_MESSAGE) are also stored in <cluster>_REPLY_TOPIC.
+  bool store_reply_message = true;  // storeReplyMessageEnable
 
   static net::ServerOptions DefaultServerOptions() {
     net::ServerOptions o;

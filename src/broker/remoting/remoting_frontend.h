@@ -10,7 +10,10 @@
 // Handlers (one file per family): send_handlers.cc (10, 310, 320), pull_handlers.cc
 // (11), client_handlers.cc (34, 35, 38), admin_handlers.cc (offsets 14/15, topics 17,
 // queue metadata 29-32, queries 12/33), retry_handlers.cc (36), lock_handlers.cc (order locks
-// 41, 42).
+// 41, 42), reply_handlers.cc (request-reply 324, 325).
+//
+// Broker -> client requests that expect an answer go through BrokerServices::calls: each
+// connection's channel is created with it before its first request is handled.
 //
 // Until SetReady(true) every request is answered SYSTEM_BUSY "broker is starting", so
 // the server may listen before the services know the address they are reachable at.
@@ -21,11 +24,13 @@
 
 #include <atomic>
 
+#include "broker/remoting/client_calls.h"
 #include "broker/service/client_service.h"
 #include "broker/service/offset_service.h"
 #include "broker/service/pull_service.h"
 #include "broker/service/query_service.h"
 #include "broker/service/rebalance_lock_manager.h"
+#include "broker/service/reply_service.h"
 #include "broker/service/retry_service.h"
 #include "broker/service/send_service.h"
 #include "broker/service/topic_service.h"
@@ -44,6 +49,8 @@ struct BrokerServices {
   TopicService* topics = nullptr;
   RetryService* retry = nullptr;
   RebalanceLockManager* locks = nullptr;
+  ReplyService* reply = nullptr;  // 324 / 325 (registered when set)
+  ClientCalls* calls = nullptr;   // answers to broker -> client requests
 };
 
 class RemotingFrontend {
@@ -77,6 +84,7 @@ class RemotingFrontend {
   Reply OnViewMessage(Cmd& r);
   Reply OnLockBatch(Cmd& r);
   Reply OnUnlockBatch(Cmd& r);
+  Reply OnSendReply(const Conn& c, Cmd& r);
 
   BrokerServices s_;
   std::atomic<bool> ready_{false};
