@@ -88,5 +88,14 @@ TEST(BrokerConfTest, RebalanceLockMaxLiveTimeUnderBothNames) {
   EXPECT_EQ(o.rebalance_lock_max_live_ms, 45000);
 }
 
+TEST(BrokerConfTest, StoreReplyMessageEnable) {
+  BrokerOptions o;
+  EXPECT_TRUE(o.store_reply_message);  // Java's default
+  ASSERT_TRUE(ApplyBrokerConf("storeReplyMessageEnable=false\n", o, nullptr).ok());
+  EXPECT_FALSE(o.store_reply_message);
+  ASSERT_TRUE(ApplyBrokerConf("storeReplyMessageEnable=true\n", o, nullptr).ok());
+  EXPECT_TRUE(o.store_reply_message);
+}
+
 }  // namespace
 }  // namespace rocketstore::broker

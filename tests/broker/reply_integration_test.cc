@@ -57,6 +57,7 @@ class ReplyIntegrationTest : public ::testing::Test {
     bo.store.index_hash_slot_num = 1000;
     bo.store.index_num = 4000;
     bo.store.consume_queue_units_per_file = 10000;
+    bo.store_reply_message = store_reply_;
     broker_ = std::make_unique<broker::Broker>(bo);
     ASSERT_TRUE(broker_->Start().ok());
     const std::string addr = "127.0.0.1:" + std::to_string(broker_->port());
@@ -167,6 +168,7 @@ class ReplyIntegrationTest : public ::testing::Test {
     return out;
   }
 
+  bool store_reply_ = true;
   std::vector<CapturedFrame> frames_;
   testing::TempDir dir_;
   std::unique_ptr<namesrv::NameServer> ns_;
@@ -283,6 +285,29 @@ TEST_F(ReplyIntegrationTest, AdminCannotCreateTheReplyTopic) {
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(r.remark, "The topic[JavaCluster_REPLY_TOPIC] is conflict with system topic.");
   EXPECT_EQ(broker_->topics().Find("JavaCluster_REPLY_TOPIC")->write_queue_nums, 1);
+}
+
+// storeReplyMessageEnable=false: pushed, answered SUCCESS with msgId "0", nothing stored.
+class ReplyNotStoredIntegrationTest : public ReplyIntegrationTest {
+ protected:
+  void SetUp() override {
+    store_reply_ = false;
+    ReplyIntegrationTest::SetUp();
+  }
+};
+
+TEST_F(ReplyNotStoredIntegrationTest, ReplyIsOnlyPushed) {
+  auto answer = ReplyAsync(FindFrame(frames_, "SEND_REPLY_MESSAGE_V2", false).command);
+  auto push = requester_.WaitServerRequest(5000);
+  ASSERT_TRUE(push.ok()) << push.status();
+  EXPECT_EQ(push->body.owned_text(), "pong:ping");
+  Answer(*push, 0);
+  const RemotingCommand a = answer.get();
+  EXPECT_EQ(a.code, 0);
+  EXPECT_EQ(a.FindField("msgId"), "0");
+  EXPECT_EQ(a.FindField("queueId"), "0");
+  EXPECT_EQ(a.FindField("queueOffset"), "0");
+  EXPECT_EQ(broker_->store().GetMaxOffsetInQueue("JavaCluster_REPLY_TOPIC", 0).value(), 0);
 }
 
 }  // namespace
