@@ -175,5 +175,20 @@ TEST_F(ClientCallsTest, ChannelPushReplyMessageReportsTheClientsAnswer) {
   EXPECT_NE(s.message().find("process reply message fail"), std::string::npos);
 }
 
+TEST_F(ClientCallsTest, ChannelWithoutCallsOrConnectionFailsThePushAtOnce) {
+  std::vector<Status> got;
+  RemotingChannel no_calls(conn_);  // made without a ClientCalls: cannot wait for answers
+  no_calls.PushReplyMessage(ReplyPush{}, [&](Status s) { got.push_back(s); });
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].code(), StatusCode::kFailedPrecondition);
+  RemotingChannel closed(conn_, &calls_);
+  conn_->Close();
+  ASSERT_TRUE(client_.WaitPeerClosed(3000));  // the server closed it: closed() holds
+  closed.PushReplyMessage(ReplyPush{}, [&](Status s) { got.push_back(s); });
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[1].code(), StatusCode::kUnavailable);
+  EXPECT_EQ(calls_.pending(), 0u);
+}
+
 }  // namespace
 }  // namespace rocketstore::broker

@@ -49,7 +49,8 @@ struct ReplyPush {
 // How a broker -> client request that expects an answer ended: OK when the client
 // answered SUCCESS; otherwise kInternal with the client's code and remark,
 // kDeadlineExceeded when no answer came in time, kUnavailable when the connection closed
-// (or was closed) first. Runs exactly once, on any thread.
+// (or was closed) first, kFailedPrecondition when the channel cannot wait for answers.
+// Runs exactly once, on any thread.
 using ClientAnswerCallback = std::function<void(Status)>;
 
 class ClientChannel {
