@@ -77,6 +77,15 @@ Status Broker::OpenStoreAndConfig() {
       RS_LOG_WARN("config file unreadable, loaded its backup: {}", m->load_report().ToString());
     }
   }
+  // As RocketMQ's TopicConfigManager: the reply topic always exists (a topics.json entry
+  // wins), 1 queue, RW, so that a requester's route lookup finds it.
+  if (const std::string reply = ReplyTopicOf(options_.cluster_name); !topics_->Find(reply)) {
+    TopicConfig t;
+    t.name = reply;
+    t.read_queue_nums = t.write_queue_nums = 1;
+    t.perm = kPermRead | kPermWrite;
+    topics_->Upsert(t);
+  }
   if (options_.auto_create_topic && !topics_->Find(kAutoCreateTemplateTopic)) {
     TopicConfig t;
     t.name = std::string(kAutoCreateTemplateTopic);
@@ -164,6 +173,10 @@ void Broker::BuildServices() {
   offset_service_ = std::make_unique<OffsetService>(*store_, *offsets_, *groups_);
   query_ = std::make_unique<QueryService>(*store_);
   topic_service_ = std::make_unique<TopicService>(*topics_, request_registration);
+  topic_service_->AddSystemTopic(ReplyTopicOf(options_.cluster_name));
+  calls_ = std::make_unique<ClientCalls>(clock_);
+  reply_ = std::make_unique<ReplyService>(ReplyService::Options{options_.store_reply_message},
+                                          clock_, *send_, *producers_);
   locks_ = std::make_unique<RebalanceLockManager>(clock_, options_.rebalance_lock_max_live_ms);
   BrokerServices services;
   services.send = send_.get();
@@ -178,6 +191,8 @@ void Broker::BuildServices() {
   services.locks = locks_.get();
   services.delay_offsets = delay_offsets_.get();
   services.timers = timer_service_.get();
+  services.reply = reply_.get();
+  services.calls = calls_.get();
   frontend_ = std::make_unique<RemotingFrontend>(services);
 }
 
@@ -216,6 +231,7 @@ Status Broker::Start() {
       host.ok() ? *host : format::HostAddress::V4(127, 0, 0, 1, server_->port());
   send_->set_store_host(store_host);
   reput_->set_store_host(store_host);
+  reply_->set_store_host(store_host);
   registrar_->set_broker_addr(address_);
   frontend_->SetReady(true);
   StartRunners();
@@ -233,9 +249,11 @@ void Broker::StartRunners() {
         producers_->RunOnce(clock_.NowMillis());
         (void)locks_->RunOnce(locks_->NowMs());  // drops expired locks (no answer changes)
       });
-  hold_runner_ = std::make_unique<ServiceRunner>("broker-holds",
-                                                 milliseconds(options_.pull_hold_check_interval_ms),
-                                                 [this, now_ms] { holds_->RunOnce(now_ms()); });
+  hold_runner_ = std::make_unique<ServiceRunner>(
+      "broker-holds", milliseconds(options_.pull_hold_check_interval_ms), [this, now_ms] {
+        holds_->RunOnce(now_ms());
+        calls_->RunOnce(calls_->NowMs());
+      });
   for (ServiceRunner* r : {registrar_runner_.get(), client_runner_.get(), hold_runner_.get()}) {
     r->Start();
   }

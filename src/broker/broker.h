@@ -111,7 +111,11 @@ class Broker {
   std::unique_ptr<QueryService> query_;
   std::unique_ptr<TopicService> topic_service_;
   std::unique_ptr<RebalanceLockManager> locks_;  // orderly consumers' queue locks
+  std::unique_ptr<ReplyService> reply_;          // request-reply (324 / 325)
   std::unique_ptr<RemotingFrontend> frontend_;
+  // Broker -> client requests awaiting answers: outlives the server (its io threads
+  // deliver the answers), dies before the services its callbacks use.
+  std::unique_ptr<ClientCalls> calls_;
   std::unique_ptr<net::RemotingServer> server_;
   std::unique_ptr<NamesrvRegistrar> registrar_;
   std::unique_ptr<ServiceRunner> registrar_runner_;

@@ -90,6 +90,7 @@ const std::map<std::string_view, Setter>& Setters() {
        }},
       {"autoCreateTopicEnable", RS_CONF_BOOL(auto_create_topic)},
       {"autoCreateSubscriptionGroup", RS_CONF_BOOL(auto_create_subscription_group)},
+      {"storeReplyMessageEnable", RS_CONF_BOOL(store_reply_message)},
       {"brokerPermission", RS_CONF_INT(broker_permission, 0, 7, "PermName bits in [0, 7]")},
       {"longPollingEnable", RS_CONF_BOOL(long_polling)},
       {"enablePropertyFilter", RS_CONF_BOOL(enable_property_filter)},

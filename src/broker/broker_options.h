@@ -45,6 +45,8 @@ struct BrokerOptions {
   bool timer_wheel_enable = true;                      // timerWheelEnable
   int64_t timer_precision_ms = 100;                    // timerPrecisionMs (RocketMQ: 1000)
   int64_t timer_max_delay_sec = int64_t{366} * 86400;  // timerMaxDelaySec (RocketMQ: 3 days)
+  // Whether replies (SEND_REPLY_MESSAGE) are also stored in <cluster>_REPLY_TOPIC.
+  bool store_reply_message = true;  // storeReplyMessageEnable
 
   static net::ServerOptions DefaultServerOptions() {
     net::ServerOptions o;

@@ -6,6 +6,7 @@
 // timers) live here too, so each feature names them once.
 #pragma once
 
+#include <string>
 #include <string_view>
 
 namespace rocketstore::broker {
@@ -25,6 +26,13 @@ inline constexpr std::string_view kSystemTopicPrefix = "rmq_sys_";
 inline constexpr std::string_view kTimerTopic = "rmq_sys_wheel_timer";
 inline constexpr std::string_view kRetryGroupTopicPrefix = "%RETRY%";
 inline constexpr std::string_view kDlqGroupTopicPrefix = "%DLQ%";
+
+// The topic request-reply answers go to: MixAll.getReplyTopic, "<cluster>_REPLY_TOPIC".
+// The broker creates it at startup (1 queue, RW) and treats it as a system topic: admin
+// may not create or change it, clients may send to it.
+inline std::string ReplyTopicOf(std::string_view cluster_name) {
+  return std::string(cluster_name) + "_REPLY_TOPIC";
+}
 
 inline bool IsSystemTopic(std::string_view t) {
   return t == kAutoCreateTopicKey || t == kScheduleTopic || t == kBenchmarkTopic ||

@@ -86,6 +86,8 @@ std::string_view RequestCodeName(int32_t code) {
       return "SEND_REPLY_MESSAGE";
     case RequestCode::kSendReplyMessageV2:
       return "SEND_REPLY_MESSAGE_V2";
+    case RequestCode::kPushReplyMessageToClient:
+      return "PUSH_REPLY_MESSAGE_TO_CLIENT";
     case RequestCode::kQueryDataVersion:
       return "QUERY_DATA_VERSION";
     case RequestCode::kBrokerHeartbeat:

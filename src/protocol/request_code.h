@@ -57,6 +57,7 @@ enum class RequestCode : int32_t {
   kRecallMessage = 370,                // → broker (5.3): cancel a pending timer message
   kSendReplyMessage = 324,             // → broker, request-reply: long header field names
   kSendReplyMessageV2 = 325,           // → broker, request-reply: short field names a..n
+  kPushReplyMessageToClient = 326,     // → client (broker → requester, expects an answer)
   kQueryDataVersion = 322,             // Java broker → name server
   kBrokerHeartbeat = 904,              // Java broker → name server
 };

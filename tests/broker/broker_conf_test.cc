@@ -115,5 +115,14 @@ TEST(BrokerConfTest, TimerKeys) {
   EXPECT_FALSE(ApplyBrokerConf("timerMaxDelaySec=0\n", o, nullptr).ok());
 }
 
+TEST(BrokerConfTest, StoreReplyMessageEnable) {
+  BrokerOptions o;
+  EXPECT_TRUE(o.store_reply_message);  // Java's default
+  ASSERT_TRUE(ApplyBrokerConf("storeReplyMessageEnable=false\n", o, nullptr).ok());
+  EXPECT_FALSE(o.store_reply_message);
+  ASSERT_TRUE(ApplyBrokerConf("storeReplyMessageEnable=true\n", o, nullptr).ok());
+  EXPECT_TRUE(o.store_reply_message);
+}
+
 }  // namespace
 }  // namespace rocketstore::broker

@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,36 @@ class FakeChannel final : public ClientChannel {
     std::lock_guard lock(mu_);
     return notified_;
   }
+  // Records the push; answers it with push_answer() at once, or holds it (nullopt) until
+  // AnswerHeld.
+  void PushReplyMessage(ReplyPush push, ClientAnswerCallback done) override {
+    std::optional<Status> answer;
+    {
+      std::lock_guard lock(mu_);
+      pushes_.push_back(std::move(push));
+      answer = push_answer_;
+      if (!answer) held_.push_back(std::move(done));
+    }
+    if (answer) done(*answer);
+  }
+  void set_push_answer(std::optional<Status> answer) {
+    std::lock_guard lock(mu_);
+    push_answer_ = std::move(answer);
+  }
+  // Answers every held push with `answer`; returns how many.
+  size_t AnswerHeld(const Status& answer) {
+    std::vector<ClientAnswerCallback> held;
+    {
+      std::lock_guard lock(mu_);
+      held.swap(held_);
+    }
+    for (auto& done : held) done(answer);
+    return held.size();
+  }
+  std::vector<ReplyPush> pushes() const {
+    std::lock_guard lock(mu_);
+    return pushes_;
+  }
 
  private:
   const uint64_t id_;
@@ -32,6 +63,9 @@ class FakeChannel final : public ClientChannel {
   std::atomic<bool> alive_{true};
   mutable std::mutex mu_;
   std::vector<std::string> notified_;
+  std::optional<Status> push_answer_ = Status::OK();
+  std::vector<ReplyPush> pushes_;
+  std::vector<ClientAnswerCallback> held_;
 };
 
 }  // namespace rocketstore::broker::testing

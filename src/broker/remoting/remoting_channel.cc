@@ -1,6 +1,7 @@
 #include "broker/remoting/remoting_channel.h"
 
 #include "protocol/headers/consumer_headers.h"
+#include "protocol/headers/reply_headers.h"
 
 namespace rocketstore::broker {
 
@@ -25,11 +26,52 @@ void RemotingChannel::NotifyConsumerIdsChanged(std::string_view group) {
   c->Send(std::move(n));
 }
 
-ChannelPtr ChannelOf(const net::ConnectionPtr& conn) {
+void RemotingChannel::PushReplyMessage(ReplyPush push, ClientAnswerCallback done) {
+  auto c = conn_.lock();
+  if (!c || c->closed()) {
+    done(Unavailable("connection to " + remote_ + " is closed"));
+    return;
+  }
+  if (calls_ == nullptr) {
+    done(FailedPrecondition("channel " + remote_ + " cannot wait for answers"));
+    return;
+  }
+  protocol::RemotingCommand request =
+      protocol::MakeRequest(protocol::RequestCode::kPushReplyMessageToClient);
+  protocol::ReplyMessageRequestHeader h;
+  h.producer_group = std::move(push.producer_group);
+  h.topic = std::move(push.topic);
+  h.default_topic = std::move(push.default_topic);
+  h.default_topic_queue_nums = push.default_topic_queue_nums;
+  h.queue_id = push.queue_id;
+  h.sys_flag = push.sys_flag;
+  h.born_timestamp = push.born_timestamp;
+  h.flag = push.flag;
+  h.properties = std::move(push.properties);
+  h.reconsume_times = push.reconsume_times;
+  h.unit_mode = push.unit_mode;
+  h.born_host = std::move(push.born_host);
+  h.store_host = std::move(push.store_host);
+  h.store_timestamp = push.store_timestamp;
+  h.EncodeTo(request);
+  request.body.Assign(std::string_view(push.body));
+  calls_->Call(c, std::move(request),
+               [done = std::move(done)](Result<protocol::RemotingCommand> answer) {
+                 if (!answer.ok()) return done(answer.status());
+                 if (answer->code != 0) {
+                   return done(Internal("the client answered " + std::to_string(answer->code) +
+                                        ": " + answer->remark.value_or("")));
+                 }
+                 done(Status::OK());
+               });
+}
+
+ChannelPtr ChannelOf(const net::ConnectionPtr& conn, ClientCalls* calls) {
   if (auto existing = std::static_pointer_cast<RemotingChannel>(conn->attachment())) {
     return existing;
   }
-  auto channel = std::make_shared<RemotingChannel>(conn);
+  auto channel = std::make_shared<RemotingChannel>(conn, calls);
+  if (calls != nullptr) calls->Attach(conn);
   conn->set_attachment(channel);
   return channel;
 }

@@ -4,8 +4,11 @@
 // weakly (the connection owns the channel as its attachment, so there is no cycle): a
 // channel outliving its connection is dead and its calls do nothing.
 //
-// ChannelOf(conn) returns the connection's one channel, creating it on first use; it
-// must be called on the connection's io thread (from a request handler).
+// ChannelOf(conn, calls) returns the connection's one channel, creating it on first use;
+// it must be called on the connection's io thread (from a request handler). Requests that
+// expect the client's answer (PushReplyMessage) go through `calls`, given when the channel
+// is created (the front end does so before any handler runs); a channel made without it
+// fails them with kFailedPrecondition.
 //
 // Thread-safety: ClientChannel's methods from any thread.
 #pragma once
@@ -13,6 +16,7 @@
 #include <memory>
 #include <string>
 
+#include "broker/remoting/client_calls.h"
 #include "broker/service/client_channel.h"
 #include "net/remoting_server.h"
 
@@ -20,22 +24,24 @@ namespace rocketstore::broker {
 
 class RemotingChannel final : public ClientChannel {
  public:
-  explicit RemotingChannel(const net::ConnectionPtr& conn)
-      : conn_(conn), id_(conn->id()), remote_(conn->remote_address()) {}
+  explicit RemotingChannel(const net::ConnectionPtr& conn, ClientCalls* calls = nullptr)
+      : conn_(conn), id_(conn->id()), remote_(conn->remote_address()), calls_(calls) {}
 
   uint64_t id() const override { return id_; }
   const std::string& remote_address() const override { return remote_; }
   bool alive() const override;
   void Close() override;
   void NotifyConsumerIdsChanged(std::string_view group) override;
+  void PushReplyMessage(ReplyPush push, ClientAnswerCallback done) override;
 
  private:
   std::weak_ptr<net::Connection> conn_;
   const uint64_t id_;
   const std::string remote_;
+  ClientCalls* const calls_;
 };
 
-ChannelPtr ChannelOf(const net::ConnectionPtr& conn);
+ChannelPtr ChannelOf(const net::ConnectionPtr& conn, ClientCalls* calls = nullptr);
 
 // The peer of `conn` as a BORNHOST address.
 format::HostAddress HostOf(const net::Connection& conn);

@@ -36,6 +36,10 @@ void RemotingFrontend::Register(net::RemotingServer& server) {
                                return protocol::MakeResponse(r, protocol::ResponseCode::kSystemBusy,
                                                              "broker is starting, try again");
                              }
+                             // The channel, created knowing where answers go.
+                             if (s_.calls != nullptr && !c->attachment()) {
+                               (void)ChannelOf(c, s_.calls);
+                             }
                              return fn(c, r);
                            });
   };
@@ -73,11 +77,16 @@ void RemotingFrontend::Register(net::RemotingServer& server) {
     reg(RequestCode::kGetAllDelayOffset, plain(&RemotingFrontend::OnGetAllDelayOffset));
   }
   if (s_.timers) reg(RequestCode::kRecallMessage, with_conn(&RemotingFrontend::OnRecall));
+  if (s_.reply != nullptr) {
+    reg(RequestCode::kSendReplyMessage, with_conn(&RemotingFrontend::OnSendReply));
+    reg(RequestCode::kSendReplyMessageV2, with_conn(&RemotingFrontend::OnSendReply));
+  }
 }
 
 void RemotingFrontend::OnConnectionClosed(const net::ConnectionPtr& conn) {
   s_.consumers->OnChannelClosed(conn->id());
   s_.producers->OnChannelClosed(conn->id());
+  if (s_.calls != nullptr) s_.calls->OnConnectionClosed(conn->id());
 }
 
 }  // namespace rocketstore::broker

@@ -10,7 +10,11 @@
 // Handlers (one file per family): send_handlers.cc (10, 310, 320), pull_handlers.cc
 // (11), client_handlers.cc (34, 35, 38, 46), admin_handlers.cc (offsets 14/15, topics 17,
 // queue metadata 29-32, queries 12/33, delay offsets 45), retry_handlers.cc (36),
-// lock_handlers.cc (order locks 41, 42).
+// lock_handlers.cc (order locks 41, 42), timer_handlers.cc (recall 370), reply_handlers.cc
+// (request-reply 324, 325).
+//
+// Broker -> client requests that expect an answer go through BrokerServices::calls: each
+// connection's channel is created with it before its first request is handled.
 //
 // Until SetReady(true) every request is answered SYSTEM_BUSY "broker is starting", so
 // the server may listen before the services know the address they are reachable at.
@@ -22,11 +26,13 @@
 #include <atomic>
 
 #include "broker/config/delay_offset_manager.h"
+#include "broker/remoting/client_calls.h"
 #include "broker/service/client_service.h"
 #include "broker/service/offset_service.h"
 #include "broker/service/pull_service.h"
 #include "broker/service/query_service.h"
 #include "broker/service/rebalance_lock_manager.h"
+#include "broker/service/reply_service.h"
 #include "broker/service/retry_service.h"
 #include "broker/service/send_service.h"
 #include "broker/service/timer_service.h"
@@ -48,6 +54,8 @@ struct BrokerServices {
   RebalanceLockManager* locks = nullptr;
   DelayOffsetManager* delay_offsets = nullptr;  // GET_ALL_DELAY_OFFSET (45)
   TimerService* timers = nullptr;               // null: RECALL_MESSAGE is not registered
+  ReplyService* reply = nullptr;                // 324 / 325 (registered when set)
+  ClientCalls* calls = nullptr;                 // answers to broker -> client requests
 };
 
 class RemotingFrontend {
@@ -84,6 +92,7 @@ class RemotingFrontend {
   Reply OnUnlockBatch(Cmd& r);
   Reply OnGetAllDelayOffset(Cmd& r);
   Reply OnRecall(const Conn& c, Cmd& r);
+  Reply OnSendReply(const Conn& c, Cmd& r);
 
   BrokerServices s_;
   std::atomic<bool> ready_{false};

@@ -15,13 +15,43 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
+#include "base/status.h"
 #include "store/format/message_record.h"
 
 namespace rocketstore::broker {
+
+// A reply message on its way to the requester (PUSH_REPLY_MESSAGE_TO_CLIENT): the
+// replier's send header fields, the broker's stamps and the body.
+struct ReplyPush {
+  std::string producer_group;  // the replier's
+  std::string topic;           // <cluster>_REPLY_TOPIC
+  std::string default_topic;
+  int32_t default_topic_queue_nums = 0;
+  int32_t queue_id = 0;  // as the replier sent it
+  int32_t sys_flag = 0;
+  int64_t born_timestamp = 0;
+  int32_t flag = 0;
+  std::string properties;  // the replier's, with PUSH_REPLY_TIME in front
+  std::optional<int32_t> reconsume_times;
+  bool unit_mode = false;
+  std::string born_host;   // the replier, "ip:port"
+  std::string store_host;  // this broker, "ip:port"
+  int64_t store_timestamp = 0;
+  std::string body;
+};
+
+// How a broker -> client request that expects an answer ended: OK when the client
+// answered SUCCESS; otherwise kInternal with the client's code and remark,
+// kDeadlineExceeded when no answer came in time, kUnavailable when the connection closed
+// (or was closed) first, kFailedPrecondition when the channel cannot wait for answers.
+// Runs exactly once, on any thread.
+using ClientAnswerCallback = std::function<void(Status)>;
 
 class ClientChannel {
  public:
@@ -37,6 +67,9 @@ class ClientChannel {
   // --- broker -> client requests ---
   // NOTIFY_CONSUMER_IDS_CHANGED: the members of `group` changed; rebalance now.
   virtual void NotifyConsumerIdsChanged(std::string_view group) = 0;
+  // PUSH_REPLY_MESSAGE_TO_CLIENT: hands a reply to the requester and waits for its answer
+  // (never blocking the caller: `done` runs when it comes, times out or the channel dies).
+  virtual void PushReplyMessage(ReplyPush push, ClientAnswerCallback done) = 0;
 };
 
 using ChannelPtr = std::shared_ptr<ClientChannel>;

@@ -73,6 +73,18 @@ ChannelPtr ProducerManager::AnyLiveChannel(const std::string& group) {
   return nullptr;
 }
 
+ChannelPtr ProducerManager::FindChannel(std::string_view client_id) const {
+  std::lock_guard lock(mu_);
+  const ClientChannelInfo* best = nullptr;
+  for (const auto& [group, members] : groups_) {
+    for (const auto& [id, info] : members) {
+      if (info.client_id != client_id || !info.channel->alive()) continue;
+      if (best == nullptr || info.last_update_ms > best->last_update_ms) best = &info;
+    }
+  }
+  return best ? best->channel : nullptr;
+}
+
 std::vector<std::string> ProducerManager::Groups() const {
   std::lock_guard lock(mu_);
   std::vector<std::string> out;

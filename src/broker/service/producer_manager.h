@@ -12,6 +12,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/clock.h"
@@ -33,6 +34,10 @@ class ProducerManager {
   std::vector<ClientChannelInfo> Members(const std::string& group) const;
   // A live channel of the group, or null (rotates over the members).
   ChannelPtr AnyLiveChannel(const std::string& group);
+  // The live channel of the producer with this client id (the most recently heard from
+  // when it has several), or null: where a reply goes (REPLY_TO_CLIENT). A scan of all
+  // producers, as replies are rare next to sends.
+  ChannelPtr FindChannel(std::string_view client_id) const;
   std::vector<std::string> Groups() const;
 
  private:

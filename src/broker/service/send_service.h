@@ -100,13 +100,16 @@ class SendService {
   void set_store_host(const format::HostAddress& host) { options_.store_host = host; }
 
   static Verdict CheckTopic(std::string_view topic);
-
- private:
+  // Step 2 on its own: the topic's config (auto-created as a send would) and the queue
+  // id (picked when the request's is negative). Send does it again; a reply resolves
+  // first because it is checked before it is pushed (ReplyService).
   struct Resolved {
     TopicConfig config;
     int32_t queue_id = 0;
   };
   Verdict ResolveTopic(const SendRequest& request, Resolved* out);
+
+ private:
   // `uniq` becomes the result's transaction id (moved, not copied).
   SendResult BuildResult(const PutMessageResult& put, int32_t queue_id, bool batch,
                          std::string uniq, const std::vector<int64_t>& sizes) const;

@@ -12,7 +12,7 @@ Verdict TopicService::CreateOrUpdate(const TopicConfig& config) {
                           "The specified topic is invalid: " + config.name +
                               " (1-127 characters of [A-Za-z0-9_%|-])");
   }
-  if (IsSystemTopic(config.name)) {
+  if (IsSystemTopic(config.name) || IsExtraSystemTopic(config.name)) {
     return Verdict::Error(Outcome::kSystemError,
                           "The topic[" + config.name + "] is conflict with system topic.");
   }
@@ -22,6 +22,13 @@ Verdict TopicService::CreateOrUpdate(const TopicConfig& config) {
   }
   if (topics_.Upsert(config) && on_topic_changed_) on_topic_changed_();
   return Verdict::Ok();
+}
+
+bool TopicService::IsExtraSystemTopic(const std::string& name) const {
+  for (const std::string& t : extra_system_topics_) {
+    if (t == name) return true;
+  }
+  return false;
 }
 
 }  // namespace rocketstore::broker

@@ -9,6 +9,8 @@
 #pragma once
 
 #include <functional>
+#include <string>
+#include <vector>
 
 #include "broker/metadata.h"
 #include "broker/service/outcome.h"
@@ -22,8 +24,14 @@ class TopicService {
       : topics_(topics), on_topic_changed_(std::move(on_topic_changed)) {}
 
   Verdict CreateOrUpdate(const TopicConfig& config);
+  // A broker-named system topic (the reply topic) that CreateOrUpdate refuses, beside
+  // the fixed ones of system_topics.h. Call before serving.
+  void AddSystemTopic(std::string name) { extra_system_topics_.push_back(std::move(name)); }
 
  private:
+  bool IsExtraSystemTopic(const std::string& name) const;
+
+  std::vector<std::string> extra_system_topics_;
   TopicConfigManager& topics_;
   const std::function<void()> on_topic_changed_;
 };
