@@ -5,9 +5,9 @@
 #include "broker/hooks/delay_level_hook.h"
 #include "broker/hooks/message_check_hook.h"
 #include "broker/hooks/retry_topic_hook.h"
-#include "broker/hooks/unsupported_feature_hook.h"
 #include "broker/remoting/remoting_channel.h"
 #include "broker/system_topics.h"
+#include "broker/transaction/half_message_hook.h"
 #include "io/posix_file_system.h"
 #include "log/log.h"
 #include "store/layout/layout.h"
@@ -41,6 +41,12 @@ Status Broker::OpenStoreAndConfig() {
     if (topic != kScheduleTopic) return;
     if (ScheduleDeliveryService* s = schedule_wake_.load(std::memory_order_acquire)) {
       s->OnArrival(queue_id);
+    }
+  });
+  so.arrival_listeners.push_back([this](std::string_view topic, int32_t, QueueOffset) {
+    if (topic != kTransHalfTopic) return;
+    if (TransactionService* t = transactions_wake_.load(std::memory_order_acquire)) {
+      t->OnHalfArrival();
     }
   });
   auto store = MessageStore::Open(so, fs_, clock_);
@@ -107,7 +113,7 @@ void Broker::BuildServices() {
   rto.broker_permission = options_.broker_permission;
   retry_ = std::make_unique<RetryService>(rto, *groups_, *topics_, *reput_, request_registration);
   pipeline_.Add(std::make_unique<MessageCheckHook>(options_.store.max_message_body_bytes));
-  pipeline_.Add(std::make_unique<UnsupportedFeatureHook>());
+  pipeline_.Add(std::make_unique<HalfMessageHook>());  // before the delay levels
   pipeline_.Add(std::make_unique<RetryTopicHook>(*retry_));
   pipeline_.Add(std::make_unique<DelayLevelHook>(*delay_levels_));
   SendService::Options so;
@@ -118,6 +124,13 @@ void Broker::BuildServices() {
   schedule_ = std::make_unique<ScheduleDeliveryService>(*delay_levels_, *store_, *reput_,
                                                         *delay_offsets_, clock_);
   schedule_wake_.store(schedule_.get(), std::memory_order_release);
+  TransactionService::Options to;
+  to.transaction_timeout_ms = options_.transaction_timeout_ms;
+  to.check_interval_ms = options_.transaction_check_interval_ms;
+  to.check_max = options_.transaction_check_max;
+  to.tick_ms = std::min<int64_t>(1000, std::max<int64_t>(1, to.check_interval_ms));
+  transactions_ = std::make_unique<TransactionService>(to, *store_, *reput_, *producers_,
+                                                       topics_.get(), clock_);
   PullService::Options po;
   po.long_polling = options_.long_polling;
   po.short_polling_ms = options_.short_polling_ms;
@@ -141,6 +154,7 @@ void Broker::BuildServices() {
   services.retry = retry_.get();
   services.locks = locks_.get();
   services.delay_offsets = delay_offsets_.get();
+  services.transactions = transactions_.get();
   frontend_ = std::make_unique<RemotingFrontend>(services);
 }
 
@@ -160,6 +174,13 @@ Status Broker::Start() {
     return s;
   }
   BuildServices();
+  // The pending halves, before any request can settle one.
+  if (Status s = transactions_->Recover(); !s.ok()) {
+    (void)store_->Close();
+    store_.reset();
+    return s;
+  }
+  transactions_wake_.store(transactions_.get(), std::memory_order_release);
   net::ServerOptions server_options = options_.server;
   server_options.thread_name = "broker-io";
   server_ = std::make_unique<net::RemotingServer>(std::move(server_options));
@@ -203,6 +224,7 @@ void Broker::StartRunners() {
     r->Start();
   }
   schedule_->Start();
+  transactions_->Start();
   registrar_->RequestNow();
 }
 
@@ -211,6 +233,8 @@ Status Broker::Stop() {
   started_ = false;
   frontend_->SetReady(false);
   schedule_->Stop();
+  transactions_->Stop();
+  transactions_wake_.store(nullptr, std::memory_order_release);
   for (ServiceRunner* r : {registrar_runner_.get(), client_runner_.get(), hold_runner_.get()}) {
     r->Stop();
   }

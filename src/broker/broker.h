@@ -43,6 +43,7 @@
 #include "broker/schedule/delay_level_table.h"
 #include "broker/schedule/schedule_delivery_service.h"
 #include "broker/service/reput.h"
+#include "broker/transaction/transaction_service.h"
 #include "io/file_system.h"
 #include "store/message_store.h"
 
@@ -74,6 +75,8 @@ class Broker {
   // Delay levels: their delivery (null before Start) and config/delayOffset.json.
   ScheduleDeliveryService* schedule() { return schedule_.get(); }
   DelayOffsetManager& delay_offsets() { return *delay_offsets_; }
+  // Pending transaction halves and their check-backs (null before Start).
+  TransactionService* transactions() { return transactions_.get(); }
 
  private:
   Status OpenStoreAndConfig();
@@ -107,6 +110,8 @@ class Broker {
   std::unique_ptr<QueryService> query_;
   std::unique_ptr<TopicService> topic_service_;
   std::unique_ptr<RebalanceLockManager> locks_;  // orderly consumers' queue locks
+  std::unique_ptr<TransactionService> transactions_;
+  std::atomic<TransactionService*> transactions_wake_{nullptr};
   std::unique_ptr<RemotingFrontend> frontend_;
   std::unique_ptr<net::RemotingServer> server_;
   std::unique_ptr<NamesrvRegistrar> registrar_;

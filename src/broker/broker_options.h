@@ -40,6 +40,10 @@ struct BrokerOptions {
   std::string message_delay_level =  // messageDelayLevel
       "1s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h";
   int64_t flush_delay_offset_interval_ms = 10000;  // flushDelayOffsetInterval
+  // Transaction check-backs (broker/transaction/transaction_service.h).
+  int64_t transaction_timeout_ms = 6000;          // transactionTimeOut
+  int64_t transaction_check_interval_ms = 60000;  // transactionCheckInterval
+  int32_t transaction_check_max = 15;             // transactionCheckMax
 
   static net::ServerOptions DefaultServerOptions() {
     net::ServerOptions o;

@@ -21,6 +21,14 @@ class FakeChannel final : public ClientChannel {
     std::lock_guard lock(mu_);
     notified_.emplace_back(group);
   }
+  void CheckTransactionState(const TransactionCheck& check) override {
+    std::lock_guard lock(mu_);
+    checks_.push_back(check);
+  }
+  std::vector<TransactionCheck> checks() const {
+    std::lock_guard lock(mu_);
+    return checks_;
+  }
   std::vector<std::string> notified() const {
     std::lock_guard lock(mu_);
     return notified_;
@@ -32,6 +40,7 @@ class FakeChannel final : public ClientChannel {
   std::atomic<bool> alive_{true};
   mutable std::mutex mu_;
   std::vector<std::string> notified_;
+  std::vector<TransactionCheck> checks_;
 };
 
 }  // namespace rocketstore::broker::testing

@@ -1,6 +1,7 @@
 #include "broker/remoting/remoting_channel.h"
 
 #include "protocol/headers/consumer_headers.h"
+#include "protocol/headers/send_headers.h"
 
 namespace rocketstore::broker {
 
@@ -21,6 +22,23 @@ void RemotingChannel::NotifyConsumerIdsChanged(std::string_view group) {
   protocol::NotifyConsumerIdsChangedRequestHeader h;
   h.consumer_group = std::string(group);
   h.EncodeTo(n);
+  n.MarkOneway();
+  c->Send(std::move(n));
+}
+
+void RemotingChannel::CheckTransactionState(const TransactionCheck& check) {
+  auto c = conn_.lock();
+  if (!c || c->closed()) return;
+  protocol::RemotingCommand n =
+      protocol::MakeRequest(protocol::RequestCode::kCheckTransactionState);
+  protocol::CheckTransactionStateRequestHeader h;
+  h.tran_state_table_offset = check.tran_state_table_offset;
+  h.commit_log_offset = check.commit_log_offset;
+  h.msg_id = check.msg_id;
+  h.transaction_id = check.transaction_id;
+  h.offset_msg_id = check.offset_msg_id;
+  h.EncodeTo(n);
+  n.body.Assign(check.message);
   n.MarkOneway();
   c->Send(std::move(n));
 }

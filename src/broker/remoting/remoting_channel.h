@@ -28,6 +28,7 @@ class RemotingChannel final : public ClientChannel {
   bool alive() const override;
   void Close() override;
   void NotifyConsumerIdsChanged(std::string_view group) override;
+  void CheckTransactionState(const TransactionCheck& check) override;
 
  private:
   std::weak_ptr<net::Connection> conn_;

@@ -10,7 +10,7 @@
 // Handlers (one file per family): send_handlers.cc (10, 310, 320), pull_handlers.cc
 // (11), client_handlers.cc (34, 35, 38), admin_handlers.cc (offsets 14/15, topics 17,
 // queue metadata 29-32, queries 12/33, delay offsets 45), retry_handlers.cc (36),
-// lock_handlers.cc (order locks 41, 42).
+// lock_handlers.cc (order locks 41, 42), transaction_handlers.cc (37).
 //
 // Until SetReady(true) every request is answered SYSTEM_BUSY "broker is starting", so
 // the server may listen before the services know the address they are reachable at.
@@ -30,6 +30,7 @@
 #include "broker/service/retry_service.h"
 #include "broker/service/send_service.h"
 #include "broker/service/topic_service.h"
+#include "broker/transaction/transaction_service.h"
 #include "net/remoting_server.h"
 
 namespace rocketstore::broker {
@@ -46,6 +47,7 @@ struct BrokerServices {
   RetryService* retry = nullptr;
   RebalanceLockManager* locks = nullptr;
   DelayOffsetManager* delay_offsets = nullptr;  // GET_ALL_DELAY_OFFSET (45)
+  TransactionService* transactions = nullptr;   // END_TRANSACTION (37)
 };
 
 class RemotingFrontend {
@@ -80,6 +82,7 @@ class RemotingFrontend {
   Reply OnLockBatch(Cmd& r);
   Reply OnUnlockBatch(Cmd& r);
   Reply OnGetAllDelayOffset(Cmd& r);
+  Reply OnEndTransaction(Cmd& r);
 
   BrokerServices s_;
   std::atomic<bool> ready_{false};

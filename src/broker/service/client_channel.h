@@ -23,6 +23,18 @@
 
 namespace rocketstore::broker {
 
+// CHECK_TRANSACTION_STATE's content (Broker2Client.checkProducerTransactionState): the
+// half copy's offsets and ids, and the copy encoded as MessageDecoder.encode does (its
+// topic and queue shown as the real ones).
+struct TransactionCheck {
+  int64_t tran_state_table_offset = 0;  // the copy's queue offset in the half topic
+  int64_t commit_log_offset = 0;        // the copy's commit-log offset
+  std::string msg_id;                   // UNIQ_KEY
+  std::string transaction_id;           // UNIQ_KEY (Java's transactionId)
+  std::string offset_msg_id;            // the copy's offset message id
+  std::string message;                  // the encoded message (the request body)
+};
+
 class ClientChannel {
  public:
   virtual ~ClientChannel() = default;
@@ -37,6 +49,8 @@ class ClientChannel {
   // --- broker -> client requests ---
   // NOTIFY_CONSUMER_IDS_CHANGED: the members of `group` changed; rebalance now.
   virtual void NotifyConsumerIdsChanged(std::string_view group) = 0;
+  // CHECK_TRANSACTION_STATE (39, oneway): asks the producer to settle a half message.
+  virtual void CheckTransactionState(const TransactionCheck& check) = 0;
 };
 
 using ChannelPtr = std::shared_ptr<ClientChannel>;
