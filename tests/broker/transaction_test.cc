@@ -6,6 +6,8 @@
 // rebuilds the pending table from the half and op topics.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "broker/hooks/delay_level_hook.h"
 #include "broker/hooks/message_check_hook.h"
 #include "broker/metadata.h"
@@ -15,6 +17,8 @@
 #include "broker/transaction/transaction_service.h"
 #include "fake_channel.h"
 #include "io/fault_injection_file_system.h"
+#include "java_vectors.h"
+#include "protocol/headers/send_headers.h"
 #include "store/format/message_id.h"
 #include "store/format/properties.h"
 #include "store/message_store.h"
@@ -61,6 +65,8 @@ class TransactionTest : public ::testing::Test {
     TopicConfig t;
     t.name = "T";
     t.read_queue_nums = t.write_queue_nums = 4;
+    topics_.Upsert(t);
+    t.name = "JV_tx";  // transaction.json's topic
     topics_.Upsert(t);
     Open();
   }
@@ -520,6 +526,126 @@ TEST_F(TransactionTest, RestartRebuildsThePendingTableWithCheckCounts) {
   ASSERT_TRUE(End(open, format::kTransactionCommit)->ok());
   EXPECT_EQ(Records("T", 2).size(), 1u);
   EXPECT_TRUE(tx_->Pending().empty());
+}
+
+std::map<std::string, std::string> PropertyMap(std::string_view props) {
+  std::map<std::string, std::string> out;
+  while (!props.empty()) {
+    const size_t end = std::min(props.find('\x02'), props.size());
+    const std::string_view item = props.substr(0, end);
+    const size_t eq = item.find('\x01');
+    if (eq != std::string_view::npos) out[std::string(item.substr(0, eq))] = item.substr(eq + 1);
+    props.remove_prefix(std::min(end + 1, props.size()));
+  }
+  return out;
+}
+
+format::RecordView DecodeBody(const std::vector<uint8_t>& bytes) {
+  format::DecodeResult d = format::DecodeRecord(bytes, /*check_crc=*/true);
+  EXPECT_EQ(d.outcome, format::DecodeOutcome::kRecord) << d.error;
+  return d.record;
+}
+
+// transaction.json replayed through the services: the Java client's half sends, its
+// END_TRANSACTION frames (offsets translated to this store's) and its answers to the
+// check-backs; our answers, checks and committed messages compared with the Java broker's.
+TEST_F(TransactionTest, JavaTransactionVectorsReplayedAnswerAsTheJavaBroker) {
+  using protocol::testing::FindFrame;
+  const auto frames = protocol::testing::LoadFrames("java-4.9.8/transaction.json");
+  auto ch = RegisterProducer();
+  ClientChannelInfo info;
+  info.channel = ch;
+  info.client_id = "127.0.0.1@tx-producer";
+  producers_.Register("TPGV_tx", info);
+  std::map<int64_t, int64_t> java_to_ours;  // commit-log offsets
+  for (size_t i = 0; i < 4; ++i) {
+    const auto& req = FindFrame(frames, "SEND_MESSAGE_V2", false, i).command;
+    const auto& java = FindFrame(frames, "SEND_MESSAGE_V2", true, i).command;
+    auto h = protocol::SendMessageRequestHeader::Decode(req);
+    ASSERT_TRUE(h.ok()) << h.status();
+    SendRequest r;
+    r.producer_group = h->producer_group;
+    r.topic = h->topic;
+    r.queue_id = h->queue_id;
+    r.sys_flag = h->sys_flag;
+    r.born_timestamp = h->born_timestamp;
+    const std::string body(req.body.owned_text());
+    const std::string props = h->properties.value_or("");
+    const SendEntry entry{h->flag, body, props};
+    r.messages = std::span<const SendEntry>(&entry, 1);
+    auto res = send_->Send(RequestContext{}, r, [](SendResult) { ADD_FAILURE(); });
+    ASSERT_TRUE(res && res->stored()) << (res ? res->verdict.remark : "");
+    Dispatch();
+    EXPECT_EQ(std::to_string(res->queue_id), java.FindField("queueId").value_or(""));
+    EXPECT_EQ(std::to_string(res->queue_offset), java.FindField("queueOffset").value_or(""));
+    java_to_ours[format::DecodeOffsetMsgId(java.FindField("msgId").value_or(""))->physical_offset] =
+        format::DecodeOffsetMsgId(res->msg_id)->physical_offset;
+  }
+  auto end = [&](size_t nth) {
+    auto h = protocol::EndTransactionRequestHeader::Decode(
+        FindFrame(frames, "END_TRANSACTION", false, nth).command);
+    EXPECT_TRUE(h.ok());
+    EndTransactionRequest e;
+    e.producer_group = h->producer_group;
+    e.tran_state_table_offset = h->tran_state_table_offset;
+    e.commit_log_offset = java_to_ours.at(h->commit_log_offset);
+    e.commit_or_rollback = h->commit_or_rollback;
+    e.from_transaction_check = h->from_transaction_check;
+    auto v = tx_->EndTransaction(e);
+    Dispatch();
+    return v;
+  };
+  EXPECT_TRUE(end(0)->ok());         // commit
+  EXPECT_TRUE(end(1)->ok());         // rollback
+  EXPECT_FALSE(end(2).has_value());  // UNKNOW: no answer, as Java
+  EXPECT_FALSE(end(3).has_value());
+  clock_.AdvanceMillis(6000);
+  ASSERT_EQ(Step(), 2);
+  const auto checks = ch->checks();
+  ASSERT_EQ(checks.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    const auto& java = FindFrame(frames, "CHECK_TRANSACTION_STATE", false, i).command;
+    auto jh = protocol::CheckTransactionStateRequestHeader::Decode(java);
+    ASSERT_TRUE(jh.ok());
+    EXPECT_EQ(checks[i].tran_state_table_offset, jh->tran_state_table_offset);
+    EXPECT_EQ(checks[i].msg_id, jh->msg_id.value_or(""));
+    EXPECT_EQ(checks[i].transaction_id, jh->transaction_id.value_or(""));
+    java_to_ours[jh->commit_log_offset] = checks[i].commit_log_offset;
+    const std::vector<uint8_t> java_body = java.body.Flatten();
+    const std::vector<uint8_t> our_body(checks[i].message.begin(), checks[i].message.end());
+    const format::RecordView j = DecodeBody(java_body), o = DecodeBody(our_body);
+    EXPECT_EQ(o.topic, j.topic);
+    EXPECT_EQ(o.queue_id, j.queue_id);
+    EXPECT_EQ(o.queue_offset, j.queue_offset);
+    EXPECT_EQ(o.sys_flag, j.sys_flag);
+    EXPECT_EQ(o.body, j.body);
+    auto jp = PropertyMap(j.properties), op = PropertyMap(o.properties);
+    for (auto* m : {&jp, &op}) {
+      for (const char* k : {"WAIT", "CLUSTER", "TRAN_PREPARED_QUEUE_OFFSET"}) m->erase(k);
+    }
+    EXPECT_EQ(op, jp);
+  }
+  EXPECT_TRUE(end(4)->ok());  // the check answered rollback
+  EXPECT_TRUE(end(5)->ok());  // the check answered commit
+  EXPECT_TRUE(tx_->Pending().empty());
+  // The committed messages as the Java consumer pulled them.
+  for (size_t i = 0; i < 2; ++i) {
+    const auto& java = FindFrame(frames, "PULL_MESSAGE", true, i).command;
+    const std::vector<uint8_t> java_body = java.body.Flatten();
+    const format::RecordView j = DecodeBody(java_body);
+    const auto ours = Records("JV_tx", j.queue_id);
+    ASSERT_EQ(ours.size(), 1u) << "queue " << j.queue_id;
+    EXPECT_EQ(ours[0].body, j.body);
+    EXPECT_EQ(ours[0].sys_flag, j.sys_flag);
+    EXPECT_EQ(ours[0].prepared, java_to_ours.at(j.prepared_transaction_offset));
+    auto jp = PropertyMap(j.properties), op = PropertyMap(ours[0].properties);
+    for (auto* m : {&jp, &op}) {
+      for (const char* k : {"WAIT", "CLUSTER", "TRAN_PREPARED_QUEUE_OFFSET"}) m->erase(k);
+    }
+    EXPECT_EQ(op, jp);
+  }
+  EXPECT_TRUE(Records("JV_tx", 0).empty()) << "rolled back";
+  EXPECT_TRUE(Records("JV_tx", 2).empty()) << "rolled back after the check";
 }
 
 }  // namespace

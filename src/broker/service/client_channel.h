@@ -2,7 +2,7 @@
 //
 // ClientChannel: the broker's handle on one client connection, as the services see it.
 // A service keeps the channel of a consumer or producer (consumer groups, held pulls,
-// later transaction check-backs and offset resets) and calls it without knowing the
+// transaction check-backs, later offset resets) and calls it without knowing the
 // transport: the remoting front end implements it over a TCP connection
 // (broker/remoting/remoting_channel.h); a gRPC front end would implement it over its
 // stream. Each broker -> client request is a typed method, so that a transport can
