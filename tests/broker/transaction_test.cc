@@ -23,6 +23,7 @@
 #include "store/format/properties.h"
 #include "store/message_store.h"
 #include "testing/status_matchers.h"
+#include "tools/inspect/inspect.h"
 
 namespace rocketstore::broker {
 namespace {
@@ -526,6 +527,51 @@ TEST_F(TransactionTest, RestartRebuildsThePendingTableWithCheckCounts) {
   ASSERT_TRUE(End(open, format::kTransactionCommit)->ok());
   EXPECT_EQ(Records("T", 2).size(), 1u);
   EXPECT_TRUE(tx_->Pending().empty());
+}
+
+// `rocketstore inspect transactions` lists what the broker's recovery would rebuild.
+TEST_F(TransactionTest, InspectListsThePendingHalvesWithTheirCheckCounts) {
+  auto ch = RegisterProducer();
+  EndTransactionRequest done = SendHalf("done", 0);
+  SendHalf("open", 3);
+  SendHalf("intent", 1);
+  ASSERT_TRUE(End(done, format::kTransactionCommit)->ok());
+  clock_.AdvanceMillis(60000);
+  Step();  // "open" and "intent" checked once
+  ASSERT_EQ(ch->checks().size(), 2u);
+  refuse_->topic = "T";  // the commit of "intent" stops after its intent
+  EndTransactionRequest intent;
+  intent.producer_group = "PG";
+  intent.tran_state_table_offset = ch->checks()[1].tran_state_table_offset;
+  intent.commit_log_offset = ch->checks()[1].commit_log_offset;
+  EXPECT_FALSE(End(intent, format::kTransactionCommit)->ok());
+  refuse_->topic.clear();
+  char* buf = nullptr;
+  size_t len = 0;
+  std::FILE* out = open_memstream(&buf, &len);
+  std::FILE* err = std::fopen("/dev/null", "w");
+  tools::inspect::InspectOptions o;
+  o.store_dir = "/store";
+  o.json = true;
+  EXPECT_EQ(tools::inspect::RunTransactions(fs_, o, out, err), 0);
+  std::fclose(out);
+  std::fclose(err);
+  const std::string text(buf, len);
+  std::free(buf);
+  EXPECT_EQ(text, "{\"originQueueOffset\":1,\"queueOffset\":3,\"commitLogOffset\":" +
+                      std::to_string(ch->checks()[0].commit_log_offset) +
+                      ",\"checkTimes\":1,\"producerGroup\":\"PG\",\"realTopic\":\"T\","
+                      "\"realQueueId\":\"3\",\"uniqKey\":\"" +
+                      ch->checks()[0].msg_id +
+                      "\",\"firstStoreMs\":" + std::to_string(tx_->Pending()[0].first_store_ms) +
+                      ",\"commitIntent\":false}\n"
+                      "{\"originQueueOffset\":2,\"queueOffset\":4,\"commitLogOffset\":" +
+                      std::to_string(ch->checks()[1].commit_log_offset) +
+                      ",\"checkTimes\":1,\"producerGroup\":\"PG\",\"realTopic\":\"T\","
+                      "\"realQueueId\":\"1\",\"uniqKey\":\"" +
+                      ch->checks()[1].msg_id +
+                      "\",\"firstStoreMs\":" + std::to_string(tx_->Pending()[1].first_store_ms) +
+                      ",\"commitIntent\":true}\n");
 }
 
 std::map<std::string, std::string> PropertyMap(std::string_view props) {

@@ -16,6 +16,9 @@
 //   delay      the delay-level queues (SCHEDULE_TOPIC_XXXX): per level the queue's range,
 //              the progress in config/delayOffset.json, pending messages and the next
 //              deliver time (the tags code of the first pending unit)
+//   transactions  the pending transaction halves (RMQ_SYS_TRANS_HALF_TOPIC without an op
+//              record "d"), each with its latest copy's offsets, check count, producer
+//              group, real topic/queue and whether a commit intent awaits the next start
 //
 // Output: readable tables, or JSON Lines with `json`. Segment and CQ file sizes are
 // inferred from the files; the index geometry is not stored in the files and must be
@@ -62,6 +65,9 @@ int RunMsgId(FileSystem& fs, const InspectOptions& options, const std::string& m
 
 // The delay-level view (see the file comment); 2 when delayOffset.json is unreadable.
 int RunDelay(FileSystem& fs, const InspectOptions& options, std::FILE* out, std::FILE* err);
+
+// The pending transaction halves (see the file comment).
+int RunTransactions(FileSystem& fs, const InspectOptions& options, std::FILE* out, std::FILE* err);
 
 // Returns 0 when consistent, 1 when problems were found, 2 when the store cannot be read.
 int RunVerify(FileSystem& fs, const InspectOptions& options, std::FILE* out, std::FILE* err);
