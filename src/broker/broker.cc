@@ -43,12 +43,6 @@ Status Broker::OpenStoreAndConfig() {
       s->OnArrival(queue_id);
     }
   });
-  so.arrival_listeners.push_back([this](std::string_view topic, int32_t, QueueOffset) {
-    if (topic != kTransHalfTopic) return;
-    if (TransactionService* t = transactions_wake_.load(std::memory_order_acquire)) {
-      t->OnHalfArrival();
-    }
-  });
   auto store = MessageStore::Open(so, fs_, clock_);
   if (!store.ok()) return store.status();
   store_ = std::move(store).value();
@@ -174,13 +168,6 @@ Status Broker::Start() {
     return s;
   }
   BuildServices();
-  // The pending halves, before any request can settle one.
-  if (Status s = transactions_->Recover(); !s.ok()) {
-    (void)store_->Close();
-    store_.reset();
-    return s;
-  }
-  transactions_wake_.store(transactions_.get(), std::memory_order_release);
   net::ServerOptions server_options = options_.server;
   server_options.thread_name = "broker-io";
   server_ = std::make_unique<net::RemotingServer>(std::move(server_options));
@@ -200,6 +187,14 @@ Status Broker::Start() {
       host.ok() ? *host : format::HostAddress::V4(127, 0, 0, 1, server_->port());
   send_->set_store_host(store_host);
   reput_->set_store_host(store_host);
+  // The pending halves, before any request can settle one (requests are answered
+  // SYSTEM_BUSY until SetReady).
+  if (Status s = transactions_->Recover(); !s.ok()) {
+    server_->Stop();
+    (void)store_->Close();
+    store_.reset();
+    return s;
+  }
   registrar_->set_broker_addr(address_);
   frontend_->SetReady(true);
   StartRunners();
@@ -234,7 +229,6 @@ Status Broker::Stop() {
   frontend_->SetReady(false);
   schedule_->Stop();
   transactions_->Stop();
-  transactions_wake_.store(nullptr, std::memory_order_release);
   for (ServiceRunner* r : {registrar_runner_.get(), client_runner_.get(), hold_runner_.get()}) {
     r->Stop();
   }

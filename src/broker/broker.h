@@ -111,7 +111,6 @@ class Broker {
   std::unique_ptr<TopicService> topic_service_;
   std::unique_ptr<RebalanceLockManager> locks_;  // orderly consumers' queue locks
   std::unique_ptr<TransactionService> transactions_;
-  std::atomic<TransactionService*> transactions_wake_{nullptr};
   std::unique_ptr<RemotingFrontend> frontend_;
   std::unique_ptr<net::RemotingServer> server_;
   std::unique_ptr<NamesrvRegistrar> registrar_;

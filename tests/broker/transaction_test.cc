@@ -8,6 +8,7 @@
 
 #include <map>
 
+#include "broker/broker_conf.h"
 #include "broker/hooks/delay_level_hook.h"
 #include "broker/hooks/message_check_hook.h"
 #include "broker/metadata.h"
@@ -203,6 +204,23 @@ class TransactionTest : public ::testing::Test {
   std::unique_ptr<Reputter> reput_;
   std::unique_ptr<TransactionService> tx_;
 };
+
+TEST(TransactionConfTest, BrokerConfKeysAndJavasDefaults) {
+  BrokerOptions o;
+  EXPECT_EQ(o.transaction_timeout_ms, 6000);
+  EXPECT_EQ(o.transaction_check_interval_ms, 60000);
+  EXPECT_EQ(o.transaction_check_max, 15);
+  std::vector<std::string> ignored;
+  EXPECT_FALSE(ApplyBrokerConf("transactionCheckInterval=0\n", o, &ignored).ok());
+  EXPECT_FALSE(ApplyBrokerConf("transactionCheckMax=many\n", o, &ignored).ok());
+  ASSERT_OK(ApplyBrokerConf(
+      "transactionTimeOut=3000\ntransactionCheckInterval=5000\ntransactionCheckMax=3\n", o,
+      &ignored));
+  EXPECT_EQ(o.transaction_timeout_ms, 3000);
+  EXPECT_EQ(o.transaction_check_interval_ms, 5000);
+  EXPECT_EQ(o.transaction_check_max, 3);
+  EXPECT_TRUE(ignored.empty());
+}
 
 TEST_F(TransactionTest, ClientSendsThatWouldBeLostAreRefusedAndNothingIsStored) {
   const int64_t before = store_->MaxPhysicalOffset().value();

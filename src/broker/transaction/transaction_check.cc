@@ -42,7 +42,6 @@ std::string EncodeForCheck(const DraftMessage& copy, const AppendedRecord& at,
 
 int TransactionService::RunOnce(int64_t now_ms) {
   std::lock_guard lock(mu_);
-  arrived_.store(false, std::memory_order_relaxed);
   if (Status s = ScanHalves(); !s.ok()) {
     RS_LOG_WARN("transactions: reading the half queue failed: {}", s.ToString());
   }

@@ -47,14 +47,13 @@
 // Recovery, Recover(): reads the whole half queue and op queue (from the retained start)
 // and rebuilds the table; finishes commits left between "c" and "d". Call once, after the
 // store was opened and before requests arrive. Afterwards new halves are learned from the
-// half queue (OnHalfArrival + the next step, or at once by END_TRANSACTION).
+// half queue at every step (each tick_ms) and at once by END_TRANSACTION.
 //
 // Ownership: the store, reputter, producers, topics and clock must outlive the service.
 // Thread-safety: every public method from any thread (one internal mutex; a step holds it
 // while it puts and sends).
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -124,8 +123,6 @@ class TransactionService {
 
   void Start();
   void Stop();
-  // The store's arrival listener for the half topic (cheap; the next step reads it).
-  void OnHalfArrival() { arrived_.store(true, std::memory_order_release); }
 
   std::vector<PendingView> Pending() const;
   Counters counters() const;
@@ -171,7 +168,6 @@ class TransactionService {
   int64_t scan_next_ = 0;                                  // GUARDED_BY(mu_)
   std::map<int64_t, CopyRef>* recovery_copies_ = nullptr;  // queue offset -> copy, in Recover
   Counters counters_;                                      // GUARDED_BY(mu_)
-  std::atomic<bool> arrived_{false};
   std::unique_ptr<ServiceRunner> runner_;
 };
 
