@@ -189,6 +189,12 @@ int main(int argc, char** argv) {
       "offset from config/delayOffset.json, pending messages and the next deliver time.");
   add_common(delay_cmd);
 
+  CLI::App* tx_cmd = inspect_cmd->add_subcommand(
+      "transactions",
+      "Pending transaction halves: latest copy offsets, check count, producer group, real "
+      "topic and queue, commit intent (rebuilt from the half and op topics as the broker does).");
+  add_common(tx_cmd);
+
   CLI11_PARSE(app, argc, argv);
   if (serve_cmd->parsed()) return rocketstore::apps::RunServe(run);
   if (namesrv_cmd->parsed()) return rocketstore::apps::RunNamesrv(run);
@@ -208,6 +214,7 @@ int main(int argc, char** argv) {
     if (verify_cmd->parsed()) return ins::RunVerify(fs, io, stdout, stderr);
     if (delay_cmd->parsed()) return ins::RunDelay(fs, io, stdout, stderr);
     if (timers_cmd->parsed()) return ins::RunTimers(fs, io, stdout, stderr);
+    if (tx_cmd->parsed()) return ins::RunTransactions(fs, io, stdout, stderr);
   }
   return 0;
 }

@@ -7,9 +7,9 @@
 #include "broker/hooks/message_check_hook.h"
 #include "broker/hooks/retry_topic_hook.h"
 #include "broker/hooks/timer_hook.h"
-#include "broker/hooks/unsupported_feature_hook.h"
 #include "broker/remoting/remoting_channel.h"
 #include "broker/system_topics.h"
+#include "broker/transaction/half_message_hook.h"
 #include "io/posix_file_system.h"
 #include "log/log.h"
 #include "store/layout/layout.h"
@@ -129,7 +129,7 @@ void Broker::BuildServices() {
   rto.broker_permission = options_.broker_permission;
   retry_ = std::make_unique<RetryService>(rto, *groups_, *topics_, *reput_, request_registration);
   pipeline_.Add(std::make_unique<MessageCheckHook>(options_.store.max_message_body_bytes));
-  pipeline_.Add(std::make_unique<UnsupportedFeatureHook>());
+  pipeline_.Add(std::make_unique<HalfMessageHook>());  // before the delay levels
   pipeline_.Add(std::make_unique<RetryTopicHook>(*retry_));
   TimerHookOptions th;
   th.enabled = options_.timer_wheel_enable;
@@ -162,6 +162,13 @@ void Broker::BuildServices() {
     timer_service_->set_topic_exists(
         [t = topics_.get()](std::string_view n) { return t->Find(n).has_value(); });
   }
+  TransactionService::Options to;
+  to.transaction_timeout_ms = options_.transaction_timeout_ms;
+  to.check_interval_ms = options_.transaction_check_interval_ms;
+  to.check_max = options_.transaction_check_max;
+  to.tick_ms = std::min<int64_t>(1000, std::max<int64_t>(1, to.check_interval_ms));
+  transactions_ = std::make_unique<TransactionService>(to, *store_, *reput_, *producers_,
+                                                       topics_.get(), clock_);
   PullService::Options po;
   po.long_polling = options_.long_polling;
   po.short_polling_ms = options_.short_polling_ms;
@@ -193,6 +200,7 @@ void Broker::BuildServices() {
   services.timers = timer_service_.get();
   services.reply = reply_.get();
   services.calls = calls_.get();
+  services.transactions = transactions_.get();
   frontend_ = std::make_unique<RemotingFrontend>(services);
 }
 
@@ -232,6 +240,14 @@ Status Broker::Start() {
   send_->set_store_host(store_host);
   reput_->set_store_host(store_host);
   reply_->set_store_host(store_host);
+  // The pending halves, before any request can settle one (requests are answered
+  // SYSTEM_BUSY until SetReady).
+  if (Status s = transactions_->Recover(); !s.ok()) {
+    server_->Stop();
+    (void)store_->Close();
+    store_.reset();
+    return s;
+  }
   registrar_->set_broker_addr(address_);
   frontend_->SetReady(true);
   StartRunners();
@@ -270,6 +286,7 @@ void Broker::StartRunners() {
         });
     timer_runner_->Start();
   }
+  transactions_->Start();
   registrar_->RequestNow();
 }
 
@@ -278,6 +295,7 @@ Status Broker::Stop() {
   started_ = false;
   frontend_->SetReady(false);
   schedule_->Stop();
+  transactions_->Stop();
   for (ServiceRunner* r : {registrar_runner_.get(), client_runner_.get(), hold_runner_.get()}) {
     r->Stop();
   }

@@ -44,6 +44,7 @@
 #include "broker/schedule/schedule_delivery_service.h"
 #include "broker/service/reput.h"
 #include "broker/service/timer_service.h"
+#include "broker/transaction/transaction_service.h"
 #include "io/file_system.h"
 #include "store/message_store.h"
 
@@ -75,6 +76,8 @@ class Broker {
   // Delay levels: their delivery (null before Start) and config/delayOffset.json.
   ScheduleDeliveryService* schedule() { return schedule_.get(); }
   DelayOffsetManager& delay_offsets() { return *delay_offsets_; }
+  // Pending transaction halves and their check-backs (null before Start).
+  TransactionService* transactions() { return transactions_.get(); }
 
  private:
   Status OpenStoreAndConfig();
@@ -112,6 +115,7 @@ class Broker {
   std::unique_ptr<TopicService> topic_service_;
   std::unique_ptr<RebalanceLockManager> locks_;  // orderly consumers' queue locks
   std::unique_ptr<ReplyService> reply_;          // request-reply (324 / 325)
+  std::unique_ptr<TransactionService> transactions_;
   std::unique_ptr<RemotingFrontend> frontend_;
   // Broker -> client requests awaiting answers: outlives the server (its io threads
   // deliver the answers), dies before the services its callbacks use.

@@ -162,6 +162,11 @@ const std::map<std::string_view, Setter>& Setters() {
        }},
       {"flushDelayOffsetInterval", RS_CONF_INT(flush_delay_offset_interval_ms, 1, INT64_MAX,
                                                "a positive number of milliseconds")},
+      {"transactionTimeOut",
+       RS_CONF_INT(transaction_timeout_ms, 0, INT64_MAX, "a number of milliseconds >= 0")},
+      {"transactionCheckInterval", RS_CONF_INT(transaction_check_interval_ms, 1, INT64_MAX,
+                                               "a positive number of milliseconds")},
+      {"transactionCheckMax", RS_CONF_INT(transaction_check_max, 0, kMaxInt, "an int >= 0")},
       {"registerNameServerPeriod",
        RS_CONF_INT(register_interval_ms, 1000, 60000, "in [1000, 60000] ms")},
   };

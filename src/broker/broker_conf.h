@@ -12,7 +12,8 @@
 //   autoCreateSubscriptionGroup, brokerPermission, rebalanceLockMaxLiveTime (also spelled
 //   as Java's system property rocketmq.broker.rebalance.lockMaxLiveTime), messageDelayLevel
 //   (checked as RocketMQ parses it), flushDelayOffsetInterval, flushIntervalCommitLog,
-//   flushCommitLogLeastPages, flushCommitLogThoroughInterval, and rocketstore's own
+//   flushCommitLogLeastPages, flushCommitLogThoroughInterval, transactionTimeOut,
+//   transactionCheckInterval, transactionCheckMax, and rocketstore's own
 //   syncFlushZeroFill and commitLogResidentWindow. The table is in broker_conf.cc (one line
 //   per key).
 // Unknown keys are returned in `ignored` (callers log them). A bad value (not a number, not

@@ -47,6 +47,10 @@ struct BrokerOptions {
   int64_t timer_max_delay_sec = int64_t{366} * 86400;  // timerMaxDelaySec (RocketMQ: 3 days)
   // Whether replies (SEND_REPLY_MESSAGE) are also stored in <cluster>_REPLY_TOPIC.
   bool store_reply_message = true;  // storeReplyMessageEnable
+  // Transaction check-backs (broker/transaction/transaction_service.h).
+  int64_t transaction_timeout_ms = 6000;          // transactionTimeOut
+  int64_t transaction_check_interval_ms = 60000;  // transactionCheckInterval
+  int32_t transaction_check_max = 15;             // transactionCheckMax
 
   static net::ServerOptions DefaultServerOptions() {
     net::ServerOptions o;

@@ -22,6 +22,14 @@ class FakeChannel final : public ClientChannel {
     std::lock_guard lock(mu_);
     notified_.emplace_back(group);
   }
+  void CheckTransactionState(const TransactionCheck& check) override {
+    std::lock_guard lock(mu_);
+    checks_.push_back(check);
+  }
+  std::vector<TransactionCheck> checks() const {
+    std::lock_guard lock(mu_);
+    return checks_;
+  }
   std::vector<std::string> notified() const {
     std::lock_guard lock(mu_);
     return notified_;
@@ -66,6 +74,7 @@ class FakeChannel final : public ClientChannel {
   std::optional<Status> push_answer_ = Status::OK();
   std::vector<ReplyPush> pushes_;
   std::vector<ClientAnswerCallback> held_;
+  std::vector<TransactionCheck> checks_;
 };
 
 }  // namespace rocketstore::broker::testing

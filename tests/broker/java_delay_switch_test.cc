@@ -14,7 +14,7 @@
 #include "broker/config/delay_offset_manager.h"
 #include "broker/hooks/delay_level_hook.h"
 #include "broker/hooks/message_check_hook.h"
-#include "broker/hooks/unsupported_feature_hook.h"
+#include "broker/transaction/half_message_hook.h"
 #include "broker/metadata.h"
 #include "broker/schedule/schedule_delivery_service.h"
 #include "broker/service/reput.h"
@@ -164,7 +164,7 @@ class JavaDelaySwitchTest : public ::testing::Test {
     ASSERT_OK(topics_.Load());
     ASSERT_OK(delay_offsets_.Load());
     pipeline_.Add(std::make_unique<MessageCheckHook>(4 << 20));
-    pipeline_.Add(std::make_unique<UnsupportedFeatureHook>());
+    pipeline_.Add(std::make_unique<HalfMessageHook>());
     pipeline_.Add(std::make_unique<DelayLevelHook>(levels_));
     reput_ = std::make_unique<Reputter>(*store_, pipeline_);
     reput_->set_store_host(format::HostAddress::V4(127, 0, 0, 1, 20911));

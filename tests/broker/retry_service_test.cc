@@ -9,7 +9,7 @@
 
 #include "broker/hooks/message_check_hook.h"
 #include "broker/hooks/retry_topic_hook.h"
-#include "broker/hooks/unsupported_feature_hook.h"
+#include "broker/transaction/half_message_hook.h"
 #include "broker/metadata.h"
 #include "broker/service/reput.h"
 #include "broker/service/send_service.h"
@@ -86,7 +86,7 @@ class RetryServiceTest : public ::testing::Test {
     retry_ = std::make_unique<RetryService>(options, groups_, topics_, *reput_,
                                             [this] { ++topics_created_; });
     pipeline_->Add(std::make_unique<MessageCheckHook>(4096));
-    pipeline_->Add(std::make_unique<UnsupportedFeatureHook>());
+    pipeline_->Add(std::make_unique<HalfMessageHook>());
     pipeline_->Add(std::make_unique<RetryTopicHook>(*retry_));
     refuse_ = nullptr;
     if (refuse_send_back) {

@@ -8,11 +8,11 @@
 #include <deque>
 
 #include "broker/hooks/message_check_hook.h"
-#include "broker/hooks/unsupported_feature_hook.h"
 #include "broker/metadata.h"
 #include "broker/service/pull_service.h"
 #include "broker/service/reput.h"
 #include "broker/service/send_service.h"
+#include "broker/transaction/half_message_hook.h"
 #include "fake_channel.h"
 #include "io/fault_injection_file_system.h"
 #include "store/format/message_id.h"
@@ -54,7 +54,7 @@ class ServicesTest : public ::testing::Test {
     t.read_queue_nums = t.write_queue_nums = 2;
     topics_.Upsert(t);
     pipeline_.Add(std::make_unique<MessageCheckHook>(1024));
-    pipeline_.Add(std::make_unique<UnsupportedFeatureHook>());
+    pipeline_.Add(std::make_unique<HalfMessageHook>());
     send_ = std::make_unique<SendService>(SendService::Options{}, *store_, topics_, pipeline_,
                                           [this] { ++topics_created_; });
     pull_ = std::make_unique<PullService>(PullService::Options{}, clock_, *store_, topics_, groups_,
@@ -233,18 +233,20 @@ TEST_F(ServicesTest, SendAutoCreatesFromTheTemplateAndStampsProperties) {
   EXPECT_EQ(format::FindProperty(d.record.properties, "TAGS").value_or(""), "a");
 }
 
-// A transaction half message would be stored as PREPARED and never delivered (no
-// transaction support yet): refused with a clear error instead of SEND_OK.
-TEST_F(ServicesTest, TransactionHalfMessagesAreRefusedNotSilentlyLost) {
+// A PREPARED record without TRAN_MSG would be stored and never delivered: refused with a
+// clear error; a half message (TRAN_MSG=true) goes to the half topic (transaction_test.cc).
+TEST_F(ServicesTest, PreparedSysFlagWithoutTranMsgIsRefusedNotSilentlyLost) {
   const int64_t before = store_->MaxPhysicalOffset().value();
   SendResult by_flag = Send("T", 0, "half", "a", format::kTransactionPrepared);
   EXPECT_EQ(by_flag.verdict.outcome, Outcome::kMessageIllegal);
-  EXPECT_NE(by_flag.verdict.remark.find("transaction messages are not supported"),
-            std::string::npos)
+  EXPECT_NE(by_flag.verdict.remark.find("TRAN_MSG=true"), std::string::npos)
       << by_flag.verdict.remark;
-  SendResult by_property = Send("T", 0, "half", "a", 0, "TRAN_MSG\x01true\x02PGROUP\x01P\x02");
-  EXPECT_EQ(by_property.verdict.outcome, Outcome::kMessageIllegal);
   EXPECT_EQ(store_->MaxPhysicalOffset().value(), before);
+  SendResult half = Send("T", 1, "half", "a", 0, "TRAN_MSG\x01true\x02PGROUP\x01P\x02");
+  ASSERT_TRUE(half.stored()) << half.verdict.remark;
+  EXPECT_EQ(half.queue_id, 1);
+  EXPECT_EQ(store_->GetMaxOffsetInQueue("T", 1).value(), 0) << "not in the real topic";
+  EXPECT_EQ(store_->GetMaxOffsetInQueue("RMQ_SYS_TRANS_HALF_TOPIC", 0).value(), 1);
   EXPECT_EQ(Send("T", 0, "committed type is fine", "a", format::kTransactionCommit).verdict.outcome,
             Outcome::kOk);
 }
@@ -255,9 +257,7 @@ TEST_F(ServicesTest, ReputReadsAStoredMessageAndPutsItAgainThroughThePipeline) {
   Reputter reput(*store_, pipeline_);
   EXPECT_EQ(reput.Read(-1).status().code(), StatusCode::kNotFound);
   EXPECT_EQ(reput.Read(store_->MaxPhysicalOffset().value()).status().code(), StatusCode::kNotFound);
-  SendResult r = Send("T", 1, "again", "a", 0, "TRAN_MSG\x01true\x02");
-  ASSERT_EQ(r.verdict.outcome, Outcome::kMessageIllegal) << "a client's half message is refused";
-  r = Send("T", 1, "again", "a");
+  SendResult r = Send("T", 1, "again", "a");
   ASSERT_TRUE(r.stored()) << r.verdict.remark;
   auto id = format::DecodeOffsetMsgId(r.msg_id);
   ASSERT_TRUE(id.ok());

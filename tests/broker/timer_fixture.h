@@ -11,12 +11,12 @@
 
 #include "broker/hooks/message_check_hook.h"
 #include "broker/hooks/timer_hook.h"
-#include "broker/hooks/unsupported_feature_hook.h"
 #include "broker/metadata.h"
 #include "broker/service/reput.h"
 #include "broker/service/send_service.h"
 #include "broker/service/timer_service.h"
 #include "broker/system_topics.h"
+#include "broker/transaction/half_message_hook.h"
 #include "io/fault_injection_file_system.h"
 #include "store/format/message_id.h"
 #include "store/format/properties.h"
@@ -72,7 +72,7 @@ class TimerFixture : public ::testing::Test {
     ASSERT_NE(index_, nullptr);
     if (pipeline_.size() == 0) {
       pipeline_.Add(std::make_unique<MessageCheckHook>(4 << 20));
-      pipeline_.Add(std::make_unique<UnsupportedFeatureHook>());
+      pipeline_.Add(std::make_unique<HalfMessageHook>());
       pipeline_.Add(std::make_unique<TimerHook>(clock_, hook_options_));
     }
     send_ =

@@ -16,6 +16,8 @@ Verdict DelayLevelHook::BeforePut(const PutContext& context, DraftMessage& messa
   if (context.origin == PutOrigin::kScheduled) return Verdict::Ok();
   // NOT_TYPE and COMMIT_TYPE only, as Java: a half or rollback record is not delayed.
   if (!format::TakesQueueOffset(message.sys_flag)) return Verdict::Ok();
+  // A half is delayed when committed (its commit re-put passes this hook), not before.
+  if (message.topic() == kTransHalfTopic) return Verdict::Ok();
   const auto delay = format::FindProperty(message.properties(), format::kPropertyDelay);
   if (!delay) return Verdict::Ok();
   const std::string levels_hint = "the broker has " + std::to_string(levels_.max_level()) +

@@ -12,6 +12,7 @@ DraftMessage& DraftMessage::operator=(const DraftMessage& other) {
   born_timestamp = other.born_timestamp;
   born_host = other.born_host;
   reconsume_times = other.reconsume_times;
+  prepared_transaction_offset = other.prepared_transaction_offset;
   topic_storage_ = other.topic_storage_;
   properties_storage_ = other.properties_storage_;
   const bool own_topic = other.topic_.data() == other.topic_storage_.data();
@@ -34,6 +35,7 @@ format::MessageToStore DraftMessage::ToStore(const format::HostAddress& store_ho
   m.born_host = born_host;
   m.store_host = store_host;
   m.reconsume_times = reconsume_times;
+  m.prepared_transaction_offset = prepared_transaction_offset;
   return m;
 }
 

@@ -59,6 +59,8 @@ class DraftMessage {
   int64_t born_timestamp = 0;
   format::HostAddress born_host;
   int32_t reconsume_times = 0;
+  // A committed transaction's half (its commit-log offset); 0 otherwise.
+  int64_t prepared_transaction_offset = 0;
 
   // The store's view of this draft (valid while the draft is unchanged and alive).
   format::MessageToStore ToStore(const format::HostAddress& store_host) const;

@@ -2,6 +2,7 @@
 
 #include "protocol/headers/consumer_headers.h"
 #include "protocol/headers/reply_headers.h"
+#include "protocol/headers/send_headers.h"
 
 namespace rocketstore::broker {
 
@@ -64,6 +65,23 @@ void RemotingChannel::PushReplyMessage(ReplyPush push, ClientAnswerCallback done
                  }
                  done(Status::OK());
                });
+}
+
+void RemotingChannel::CheckTransactionState(const TransactionCheck& check) {
+  auto c = conn_.lock();
+  if (!c || c->closed()) return;
+  protocol::RemotingCommand n =
+      protocol::MakeRequest(protocol::RequestCode::kCheckTransactionState);
+  protocol::CheckTransactionStateRequestHeader h;
+  h.tran_state_table_offset = check.tran_state_table_offset;
+  h.commit_log_offset = check.commit_log_offset;
+  h.msg_id = check.msg_id;
+  h.transaction_id = check.transaction_id;
+  h.offset_msg_id = check.offset_msg_id;
+  h.EncodeTo(n);
+  n.body.Assign(check.message);
+  n.MarkOneway();
+  c->Send(std::move(n));
 }
 
 ChannelPtr ChannelOf(const net::ConnectionPtr& conn, ClientCalls* calls) {

@@ -33,6 +33,7 @@ class RemotingChannel final : public ClientChannel {
   void Close() override;
   void NotifyConsumerIdsChanged(std::string_view group) override;
   void PushReplyMessage(ReplyPush push, ClientAnswerCallback done) override;
+  void CheckTransactionState(const TransactionCheck& check) override;
 
  private:
   std::weak_ptr<net::Connection> conn_;

@@ -73,6 +73,9 @@ void RemotingFrontend::Register(net::RemotingServer& server) {
     reg(RequestCode::kLockBatchMq, plain(&RemotingFrontend::OnLockBatch));
     reg(RequestCode::kUnlockBatchMq, plain(&RemotingFrontend::OnUnlockBatch));
   }
+  if (s_.transactions) {
+    reg(RequestCode::kEndTransaction, plain(&RemotingFrontend::OnEndTransaction));
+  }
   if (s_.delay_offsets) {
     reg(RequestCode::kGetAllDelayOffset, plain(&RemotingFrontend::OnGetAllDelayOffset));
   }

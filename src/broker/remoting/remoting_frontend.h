@@ -11,7 +11,7 @@
 // (11), client_handlers.cc (34, 35, 38, 46), admin_handlers.cc (offsets 14/15, topics 17,
 // queue metadata 29-32, queries 12/33, delay offsets 45), retry_handlers.cc (36),
 // lock_handlers.cc (order locks 41, 42), timer_handlers.cc (recall 370), reply_handlers.cc
-// (request-reply 324, 325).
+// (request-reply 324, 325), transaction_handlers.cc (37).
 //
 // Broker -> client requests that expect an answer go through BrokerServices::calls: each
 // connection's channel is created with it before its first request is handled.
@@ -37,6 +37,7 @@
 #include "broker/service/send_service.h"
 #include "broker/service/timer_service.h"
 #include "broker/service/topic_service.h"
+#include "broker/transaction/transaction_service.h"
 #include "net/remoting_server.h"
 
 namespace rocketstore::broker {
@@ -56,6 +57,7 @@ struct BrokerServices {
   TimerService* timers = nullptr;               // null: RECALL_MESSAGE is not registered
   ReplyService* reply = nullptr;                // 324 / 325 (registered when set)
   ClientCalls* calls = nullptr;                 // answers to broker -> client requests
+  TransactionService* transactions = nullptr;   // END_TRANSACTION (37)
 };
 
 class RemotingFrontend {
@@ -93,6 +95,7 @@ class RemotingFrontend {
   Reply OnGetAllDelayOffset(Cmd& r);
   Reply OnRecall(const Conn& c, Cmd& r);
   Reply OnSendReply(const Conn& c, Cmd& r);
+  Reply OnEndTransaction(Cmd& r);
 
   BrokerServices s_;
   std::atomic<bool> ready_{false};

@@ -2,7 +2,7 @@
 //
 // ClientChannel: the broker's handle on one client connection, as the services see it.
 // A service keeps the channel of a consumer or producer (consumer groups, held pulls,
-// later transaction check-backs and offset resets) and calls it without knowing the
+// transaction check-backs, later offset resets) and calls it without knowing the
 // transport: the remoting front end implements it over a TCP connection
 // (broker/remoting/remoting_channel.h); a gRPC front end would implement it over its
 // stream. Each broker -> client request is a typed method, so that a transport can
@@ -53,6 +53,18 @@ struct ReplyPush {
 // Runs exactly once, on any thread.
 using ClientAnswerCallback = std::function<void(Status)>;
 
+// CHECK_TRANSACTION_STATE's content (Broker2Client.checkProducerTransactionState): the
+// half copy's offsets and ids, and the copy encoded as MessageDecoder.encode does (its
+// topic and queue shown as the real ones).
+struct TransactionCheck {
+  int64_t tran_state_table_offset = 0;  // the copy's queue offset in the half topic
+  int64_t commit_log_offset = 0;        // the copy's commit-log offset
+  std::string msg_id;                   // UNIQ_KEY
+  std::string transaction_id;           // UNIQ_KEY (Java's transactionId)
+  std::string offset_msg_id;            // the copy's offset message id
+  std::string message;                  // the encoded message (the request body)
+};
+
 class ClientChannel {
  public:
   virtual ~ClientChannel() = default;
@@ -70,6 +82,8 @@ class ClientChannel {
   // PUSH_REPLY_MESSAGE_TO_CLIENT: hands a reply to the requester and waits for its answer
   // (never blocking the caller: `done` runs when it comes, times out or the channel dies).
   virtual void PushReplyMessage(ReplyPush push, ClientAnswerCallback done) = 0;
+  // CHECK_TRANSACTION_STATE (39, oneway): asks the producer to settle a half message.
+  virtual void CheckTransactionState(const TransactionCheck& check) = 0;
 };
 
 using ChannelPtr = std::shared_ptr<ClientChannel>;

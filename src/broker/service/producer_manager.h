@@ -1,7 +1,7 @@
 // File: broker/service/producer_manager.h
 //
 // ProducerManager: the live producer channels per producer group (RocketMQ's
-// ProducerManager), fed by heartbeats. A later transaction check-back picks a live
+// ProducerManager), fed by heartbeats. A transaction check-back picks a live
 // channel of the half message's group here; the admin protocol lists connections.
 // Expiry is a step, RunOnce(now_ms), as in ConsumerManager (120 s of silence).
 //

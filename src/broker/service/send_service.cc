@@ -195,7 +195,9 @@ std::optional<SendResult> SendService::Send(const RequestContext& context,
   if (request.batch) {
     for (const auto& m : msgs) sizes.push_back(static_cast<int64_t>(format::EncodedRecordSize(m)));
   }
-  const int32_t queue_id = msgs.front().queue_id;  // a hook may have moved it
+  // A hook may have moved it; a half message answers its real queue, as Java does.
+  const int32_t queue_id =
+      msgs.front().topic == kTransHalfTopic ? resolved.queue_id : msgs.front().queue_id;
   const bool batch = request.batch;
   if (!store_.PutWaitsForFlush(wait)) {
     PutMessageResult put =

@@ -17,6 +17,9 @@
 //              the progress in config/delayOffset.json, pending messages and the next
 //              deliver time (the tags code of the first pending unit)
 //   timers     pending timer messages (timer/timer_scan.h)
+//   transactions  the pending transaction halves (RMQ_SYS_TRANS_HALF_TOPIC without an op
+//              record "d"), each with its latest copy's offsets, check count, producer
+//              group, real topic/queue and whether a commit intent awaits the next start
 //
 // Output: readable tables, or JSON Lines with `json`. Segment and CQ file sizes are
 // inferred from the files; the index geometry is not stored in the files and must be
@@ -66,6 +69,9 @@ int RunDelay(FileSystem& fs, const InspectOptions& options, std::FILE* out, std:
 // Pending timer messages (<store>/timer/): count, next due, progress, per-day histogram,
 // bucket files. 0 also when there is no timer directory; 2 when it cannot be read.
 int RunTimers(FileSystem& fs, const InspectOptions& options, std::FILE* out, std::FILE* err);
+
+// The pending transaction halves (see the file comment).
+int RunTransactions(FileSystem& fs, const InspectOptions& options, std::FILE* out, std::FILE* err);
 
 // Returns 0 when consistent, 1 when problems were found, 2 when the store cannot be read.
 int RunVerify(FileSystem& fs, const InspectOptions& options, std::FILE* out, std::FILE* err);

@@ -1,0 +1,49 @@
+#include "broker/transaction/half_message_hook.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "broker/system_topics.h"
+#include "store/format/message_record.h"
+#include "store/format/properties.h"
+
+namespace rocketstore::broker {
+
+bool IsHalfMessageProperties(std::string_view properties) {
+  const auto v = format::FindProperty(properties, format::kPropertyTransactionPrepared);
+  if (!v || v->size() != 4) return false;
+  // Boolean.parseBoolean: "true", any case.
+  return std::equal(v->begin(), v->end(), "true", [](char a, char b) {
+    return std::tolower(static_cast<unsigned char>(a)) == b;
+  });
+}
+
+Verdict HalfMessageHook::BeforePut(const PutContext& context, DraftMessage& message) {
+  if (context.origin != PutOrigin::kClient) return Verdict::Ok();
+  const bool half = IsHalfMessageProperties(message.properties());
+  const int32_t tx = message.sys_flag & format::kSysFlagTransactionMask;
+  if (!half) {
+    if (tx == format::kTransactionPrepared) {
+      return Verdict::Error(Outcome::kMessageIllegal,
+                            "sysFlag TRANSACTION_PREPARED without property TRAN_MSG=true: the "
+                            "message would never be delivered; send transaction halves with "
+                            "TRAN_MSG=true and PGROUP");
+    }
+    return Verdict::Ok();
+  }
+  if (context.batch) {
+    return Verdict::Error(Outcome::kMessageIllegal,
+                          "batch message does not support transaction (TRAN_MSG=true)");
+  }
+  format::PropertiesBuilder props = format::PropertiesBuilder::FromString(message.properties());
+  props.Put(format::kPropertyRealTopic, message.topic());
+  props.Put(format::kPropertyRealQueueId, std::to_string(message.queue_id));
+  message.SetProperties(props.Build());
+  message.sys_flag =
+      (message.sys_flag & ~format::kSysFlagTransactionMask) | format::kTransactionNotType;
+  message.SetTopic(std::string(kTransHalfTopic));
+  message.queue_id = 0;
+  return Verdict::Ok();
+}
+
+}  // namespace rocketstore::broker
