@@ -9,10 +9,10 @@
 
 #include "broker/hooks/message_check_hook.h"
 #include "broker/hooks/retry_topic_hook.h"
-#include "broker/transaction/half_message_hook.h"
 #include "broker/metadata.h"
 #include "broker/service/reput.h"
 #include "broker/service/send_service.h"
+#include "broker/transaction/half_message_hook.h"
 #include "io/fault_injection_file_system.h"
 #include "protocol/request_code.h"
 #include "store/format/message_id.h"
