@@ -1,0 +1,298 @@
+// The client library against an in-process name server and broker over loopback:
+// producer (sync / async / oneway / batch, properties, queue round-robin, errors) and the
+// pull consumer (group rebalance, long polling, commit, seek, send back, tag filter).
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "client/producer.h"
+#include "client/pull_consumer.h"
+#include "client_fixture.h"
+
+namespace rocketstore::client {
+namespace {
+
+using testing::ClusterFixture;
+
+class ProducerConsumerTest : public ClusterFixture {
+ protected:
+  ProducerOptions PO() {
+    ProducerOptions o;
+    o.group = "pg";
+    o.namesrv_addrs = {namesrv_addr()};
+    return o;
+  }
+  PullConsumerOptions CO(const std::string& group) {
+    PullConsumerOptions o;
+    o.group = group;
+    o.namesrv_addrs = {namesrv_addr()};
+    o.consume_from = ConsumeFrom::kFirst;
+    o.long_poll_ms = 1000;
+    o.start_runner = false;
+    return o;
+  }
+  // The assigned queues of `topic` (the assignment also holds %RETRY%<group>).
+  static std::vector<MessageQueue> Of(const PullConsumer& c, const std::string& topic) {
+    std::vector<MessageQueue> out;
+    for (const auto& q : c.Assignment()) {
+      if (q.topic == topic) out.push_back(q);
+    }
+    return out;
+  }
+  // Polls until n messages arrived or 10 s passed.
+  std::vector<MessageExt> PollN(PullConsumer& c, size_t n) {
+    std::vector<MessageExt> all;
+    const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (all.size() < n && std::chrono::steady_clock::now() < end) {
+      auto r = c.Poll(500);
+      EXPECT_TRUE(r.ok()) << r.status().ToString();
+      if (!r.ok()) break;
+      for (auto& m : *r) all.push_back(std::move(m));
+    }
+    return all;
+  }
+};
+
+TEST_F(ProducerConsumerTest, SendBeforeStartAndBadMessagesAreRefused) {
+  Producer p(PO());
+  Message m{.topic = "T", .body = "x"};
+  auto r = p.Send(m);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kFailedPrecondition);
+  ASSERT_OK(p.Start());
+  Message empty{.topic = "T", .body = ""};
+  EXPECT_EQ(p.Send(empty).status().code(), StatusCode::kInvalidArgument);
+  Message both{.topic = "T", .body = "x", .deliver_time_ms = 5, .delay_sec = 5};
+  EXPECT_EQ(p.Send(both).status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST_F(ProducerConsumerTest, NoNameServerIsAnError) {
+  ProducerOptions o = PO();
+  o.namesrv_addrs = {"127.0.0.1:1"};
+  Producer p(o);
+  ASSERT_OK(p.Start());
+  auto r = p.Send(Message{.topic = "T", .body = "x"});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kUnavailable) << r.status().ToString();
+  EXPECT_NE(r.status().message().find("127.0.0.1:1"), std::string::npos);
+}
+
+TEST_F(ProducerConsumerTest, SyncSendRoundRobinAndConsumeWithProperties) {
+  CreateTopic("TopicA", 4);
+  Producer p(PO());
+  ASSERT_OK(p.Start());
+  std::map<std::string, SendResult> sent;  // by msg id
+  std::map<int32_t, int> per_queue;
+  for (int i = 0; i < 8; ++i) {
+    Message m{.topic = "TopicA",
+              .body = "body-" + std::to_string(i),
+              .tags = "TagA",
+              .keys = {"k" + std::to_string(i), "common"}};
+    m.properties["color"] = i % 2 ? "red" : "blue";
+    ASSERT_OK_AND_ASSIGN(SendResult r, p.Send(m));
+    EXPECT_EQ(r.status, SendStatus::kOk);
+    EXPECT_EQ(r.msg_id.size(), 32u);
+    EXPECT_EQ(r.offset_msg_id.size(), 32u);
+    EXPECT_EQ(r.queue.broker_name, "broker-a");
+    EXPECT_EQ(r.attempts, 1);
+    per_queue[r.queue.queue_id]++;
+    sent[r.msg_id] = r;
+  }
+  ASSERT_EQ(per_queue.size(), 4u);  // round-robin
+  for (auto& [q, n] : per_queue) EXPECT_EQ(n, 2) << "queue " << q;
+
+  PullConsumer c(CO("cg1"));
+  ASSERT_OK(c.Subscribe("TopicA"));
+  ASSERT_OK(c.Start());
+  EXPECT_EQ(Of(c, "TopicA").size(), 4u);
+  auto got = PollN(c, 8);
+  ASSERT_EQ(got.size(), 8u);
+  for (const auto& m : got) {
+    ASSERT_TRUE(sent.count(m.msg_id)) << m.msg_id;
+    const SendResult& r = sent[m.msg_id];
+    EXPECT_EQ(m.queue_id, r.queue.queue_id);
+    EXPECT_EQ(m.queue_offset, r.queue_offset);
+    EXPECT_EQ(m.offset_msg_id, r.offset_msg_id);
+    EXPECT_EQ(m.Tags(), "TagA");
+    EXPECT_EQ(m.Keys().substr(0, 1), "k");
+    EXPECT_NE(m.Keys().find(" common"), std::string::npos);
+    EXPECT_TRUE(m.Property("color").has_value());
+    EXPECT_EQ(m.body.substr(0, 5), "body-");
+  }
+  // Nothing more: a long poll that ends empty.
+  ASSERT_OK_AND_ASSIGN(auto more, c.Poll(300));
+  EXPECT_TRUE(more.empty());
+  ASSERT_OK(c.Commit());
+  BrokerCall call{&transport_, broker_addr(), 3000};
+  for (const auto& q : Of(c, "TopicA")) {
+    ASSERT_OK_AND_ASSIGN(int64_t off, call.ConsumerOffset("cg1", q));
+    EXPECT_EQ(off, 2) << q.queue_id;
+  }
+  c.Shutdown();
+
+  // A new consumer of the group resumes at the committed offsets: it sees only new ones.
+  ASSERT_OK(p.Send(Message{.topic = "TopicA", .body = "after"}).status());
+  PullConsumer c2(CO("cg1"));
+  ASSERT_OK(c2.Subscribe("TopicA"));
+  ASSERT_OK(c2.Start());
+  auto after = PollN(c2, 1);
+  ASSERT_EQ(after.size(), 1u);
+  EXPECT_EQ(after[0].body, "after");
+}
+
+TEST_F(ProducerConsumerTest, LongPollReturnsAMessageSentWhileWaiting) {
+  CreateTopic("TopicLP", 1);
+  PullConsumerOptions o = CO("cg-lp");
+  o.long_poll_ms = 5000;
+  PullConsumer c(o);
+  ASSERT_OK(c.Subscribe("TopicLP"));
+  ASSERT_OK(c.Start());
+  ASSERT_OK_AND_ASSIGN(auto none, c.Poll(200));  // the long poll is now suspended
+  EXPECT_TRUE(none.empty());
+  Producer p(PO());
+  ASSERT_OK(p.Start());
+  std::thread sender([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    EXPECT_TRUE(p.Send(Message{.topic = "TopicLP", .body = "late"}).ok());
+  });
+  const auto t0 = std::chrono::steady_clock::now();
+  ASSERT_OK_AND_ASSIGN(auto got, c.Poll(4000));
+  const auto waited = std::chrono::steady_clock::now() - t0;
+  sender.join();
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].body, "late");
+  // Woken by the arrival, not by the end of the 5 s suspend.
+  EXPECT_LT(waited, std::chrono::milliseconds(3000));
+}
+
+TEST_F(ProducerConsumerTest, AsyncOnewayAndBatch) {
+  CreateTopic("TopicB", 2);
+  Producer p(PO());
+  ASSERT_OK(p.Start());
+  std::mutex mu;
+  std::condition_variable cv;
+  int done = 0;
+  std::vector<Result<SendResult>> results;
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_OK(p.SendAsync(Message{.topic = "TopicB", .body = "a" + std::to_string(i)},
+                          [&](Result<SendResult> r) {
+                            std::lock_guard<std::mutex> l(mu);
+                            results.push_back(std::move(r));
+                            ++done;
+                            cv.notify_all();
+                          }));
+  }
+  {
+    std::unique_lock<std::mutex> l(mu);
+    ASSERT_TRUE(cv.wait_for(l, std::chrono::seconds(5), [&] { return done == 5; }));
+  }
+  for (auto& r : results) EXPECT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_OK(p.SendOneway(Message{.topic = "TopicB", .body = "oneway"}));
+  std::vector<Message> batch;
+  for (int i = 0; i < 3; ++i) {
+    batch.push_back(Message{
+        .topic = "TopicB", .body = "b" + std::to_string(i), .keys = {"bk" + std::to_string(i)}});
+  }
+  ASSERT_OK_AND_ASSIGN(SendResult br, p.SendBatch(batch));
+  EXPECT_EQ(std::count(br.msg_id.begin(), br.msg_id.end(), ','), 2);
+  std::vector<Message> mixed = {Message{.topic = "TopicB", .body = "x"},
+                                Message{.topic = "Other", .body = "y"}};
+  EXPECT_EQ(p.SendBatch(mixed).status().code(), StatusCode::kInvalidArgument);
+
+  PullConsumer c(CO("cg-b"));
+  ASSERT_OK(c.Subscribe("TopicB"));
+  ASSERT_OK(c.Start());
+  auto got = PollN(c, 9);
+  ASSERT_EQ(got.size(), 9u);
+  std::set<std::string> bodies;
+  for (const auto& m : got) bodies.insert(m.body);
+  EXPECT_TRUE(bodies.count("oneway"));
+  EXPECT_TRUE(bodies.count("b2"));
+  EXPECT_TRUE(bodies.count("a4"));
+}
+
+TEST_F(ProducerConsumerTest, TwoMembersSplitTheQueuesLikeJava) {
+  CreateTopic("TopicR", 4);
+  PullConsumerOptions o1 = CO("cg-r");
+  o1.instance_name = "a";
+  PullConsumerOptions o2 = CO("cg-r");
+  o2.instance_name = "b";
+  PullConsumer c1(o1), c2(o2);
+  ASSERT_OK(c1.Subscribe("TopicR"));
+  ASSERT_OK(c2.Subscribe("TopicR"));
+  ASSERT_OK(c1.Start());
+  ASSERT_OK(c2.Start());
+  ASSERT_OK(c1.Rebalance());  // now sees both members
+  auto a1 = Of(c1, "TopicR");
+  auto a2 = Of(c2, "TopicR");
+  ASSERT_EQ(a1.size(), 2u);
+  ASSERT_EQ(a2.size(), 2u);
+  // Sorted ids "127.0.0.1@a" < "127.0.0.1@b": a gets queues 0,1 and b gets 2,3.
+  EXPECT_EQ(a1[0].queue_id, 0);
+  EXPECT_EQ(a1[1].queue_id, 1);
+  EXPECT_EQ(a2[0].queue_id, 2);
+  EXPECT_EQ(a2[1].queue_id, 3);
+  c2.Shutdown();  // unregisters: c1 takes everything at its next rebalance
+  ASSERT_OK(c1.Rebalance());
+  EXPECT_EQ(Of(c1, "TopicR").size(), 4u);
+}
+
+TEST_F(ProducerConsumerTest, SeekAndTagFilter) {
+  CreateTopic("TopicS", 1);
+  Producer p(PO());
+  ASSERT_OK(p.Start());
+  for (int i = 0; i < 6; ++i) {
+    ASSERT_OK(
+        p.Send(
+             Message{.topic = "TopicS", .body = std::to_string(i), .tags = i % 2 ? "odd" : "even"})
+            .status());
+  }
+  PullConsumer c(CO("cg-s"));
+  ASSERT_OK(c.Subscribe("TopicS", "odd"));
+  ASSERT_OK(c.Start());
+  auto got = PollN(c, 3);
+  ASSERT_EQ(got.size(), 3u);
+  for (const auto& m : got) EXPECT_EQ(m.Tags(), "odd");
+  const MessageQueue q = Of(c, "TopicS").at(0);
+  ASSERT_OK(c.Seek(q, 4));
+  auto again = PollN(c, 1);
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_EQ(again[0].body, "5");
+  ASSERT_OK(c.SeekToBegin(q));
+  EXPECT_EQ(c.Position(q).value_or(-1), 0);
+  ASSERT_OK(c.SeekToEnd(q));
+  EXPECT_EQ(c.Position(q).value_or(-1), 6);
+  ASSERT_OK(c.SeekToTime(q, 0));
+  EXPECT_EQ(c.Position(q).value_or(-1), 0);
+  EXPECT_EQ(c.Seek(MessageQueue{"TopicS", "broker-a", 7}, 0).code(),
+            StatusCode::kFailedPrecondition);
+}
+
+TEST_F(ProducerConsumerTest, SendBackRedeliversThroughTheRetryTopic) {
+  CreateTopic("TopicRetry", 1);
+  Producer p(PO());
+  ASSERT_OK(p.Start());
+  ASSERT_OK_AND_ASSIGN(SendResult sr, p.Send(Message{.topic = "TopicRetry", .body = "again"}));
+  PullConsumer c(CO("cg-retry"));
+  ASSERT_OK(c.Subscribe("TopicRetry"));
+  ASSERT_OK(c.Start());
+  auto got = PollN(c, 1);
+  ASSERT_EQ(got.size(), 1u);
+  ASSERT_OK(c.SendBack(got[0], 1));  // level 1 = 1 s
+  ASSERT_OK(c.Rebalance());          // picks up %RETRY%cg-retry
+  auto retried = PollN(c, 1);
+  ASSERT_EQ(retried.size(), 1u);
+  EXPECT_EQ(retried[0].topic, "TopicRetry");
+  EXPECT_EQ(retried[0].body, "again");
+  EXPECT_EQ(retried[0].reconsume_times, 1);
+  EXPECT_EQ(retried[0].msg_id, sr.msg_id);
+}
+
+}  // namespace
+}  // namespace rocketstore::client
