@@ -1,0 +1,257 @@
+#include "client/admin_client.h"
+
+#include <utility>
+
+#include "client/fastjson.h"
+
+namespace rocketstore::client {
+
+using protocol::RemotingCommand;
+
+namespace {
+std::string Body(const RemotingCommand& r) {
+  std::vector<uint8_t> b = r.body.Flatten();
+  return std::string(b.begin(), b.end());
+}
+std::string PropertiesText(const std::map<std::string, std::string>& m) {
+  std::string s;
+  for (const auto& [k, v] : m) s += k + "=" + v + "\n";
+  return s;
+}
+}  // namespace
+
+std::string AdminCodeName(int32_t code) {
+  static const std::map<int32_t, const char*> kNames = {
+      {17, "UPDATE_AND_CREATE_TOPIC"},
+      {21, "GET_ALL_TOPIC_CONFIG"},
+      {25, "UPDATE_BROKER_CONFIG"},
+      {26, "GET_BROKER_CONFIG"},
+      {28, "GET_BROKER_RUNTIME_INFO"},
+      {43, "GET_ALL_CONSUMER_OFFSET"},
+      {100, "PUT_KV_CONFIG"},
+      {101, "GET_KV_CONFIG"},
+      {102, "DELETE_KV_CONFIG"},
+      {105, "GET_ROUTEINFO_BY_TOPIC"},
+      {106, "GET_BROKER_CLUSTER_INFO"},
+      {200, "UPDATE_AND_CREATE_SUBSCRIPTIONGROUP"},
+      {201, "GET_ALL_SUBSCRIPTIONGROUP_CONFIG"},
+      {202, "GET_TOPIC_STATS_INFO"},
+      {203, "GET_CONSUMER_CONNECTION_LIST"},
+      {204, "GET_PRODUCER_CONNECTION_LIST"},
+      {206, "GET_ALL_TOPIC_LIST_FROM_NAMESERVER"},
+      {207, "DELETE_SUBSCRIPTIONGROUP"},
+      {208, "GET_CONSUME_STATS"},
+      {215, "DELETE_TOPIC_IN_BROKER"},
+      {216, "DELETE_TOPIC_IN_NAMESRV"},
+      {219, "GET_KVLIST_BY_NAMESPACE"},
+      {222, "INVOKE_BROKER_TO_RESET_OFFSET"},
+      {223, "INVOKE_BROKER_TO_GET_CONSUMER_STATUS"},
+      {224, "GET_TOPICS_BY_CLUSTER"},
+      {300, "QUERY_TOPIC_CONSUME_BY_WHO"},
+      {304, "GET_SYSTEM_TOPIC_LIST_FROM_NS"},
+      {305, "GET_SYSTEM_TOPIC_LIST_FROM_BROKER"},
+      {307, "GET_CONSUMER_RUNNING_INFO"},
+      {318, "GET_NAMESRV_CONFIG"},
+      {319, "UPDATE_NAMESRV_CONFIG"},
+  };
+  auto it = kNames.find(code);
+  return it == kNames.end() ? "request " + std::to_string(code) : it->second;
+}
+
+Status CheckReply(const RemotingCommand& resp, int32_t request_code, const std::string& where) {
+  if (resp.code == 0) return Status::OK();
+  const std::string what = AdminCodeName(request_code) + " (" + std::to_string(request_code) + ")";
+  if (resp.code == protocol::ToInt(protocol::ResponseCode::kRequestCodeNotSupported)) {
+    return Status(StatusCode::kFailedPrecondition, where + " does not support " + what + " (" +
+                                                       resp.remark.value_or("") +
+                                                       "): upgrade that server");
+  }
+  const bool not_found = resp.code == 17 || resp.code == 22 || resp.code == 26 ||
+                         resp.code == 206 /* CONSUMER_NOT_ONLINE */;
+  return Status(not_found ? StatusCode::kNotFound : StatusCode::kUnavailable,
+                what + " at " + where + " answered code " + std::to_string(resp.code) +
+                    (resp.remark ? ": " + *resp.remark : std::string()));
+}
+
+AdminClient::AdminClient(AdminOptions options)
+    : options_(std::move(options)),
+      transport_(std::make_unique<Transport>()),
+      routes_(std::make_unique<RouteCache>(
+          *transport_, RouteCacheOptions{options_.namesrv_addrs, 0, options_.timeout_ms})) {}
+
+Result<RemotingCommand> AdminClient::CallBroker(
+    const std::string& addr, int32_t code,
+    const std::vector<std::pair<std::string, std::string>>& fields, std::string body) {
+  RemotingCommand req = protocol::MakeRequest(code);
+  for (const auto& [k, v] : fields) req.SetField(k, v);
+  if (!body.empty()) req.body.Assign(std::string_view(body));
+  RS_ASSIGN_OR_RETURN(RemotingCommand resp,
+                      transport_->Invoke(addr, std::move(req), options_.timeout_ms));
+  RS_RETURN_IF_ERROR(CheckReply(resp, code, "broker " + addr));
+  return resp;
+}
+
+Result<RemotingCommand> AdminClient::CallNamesrv(
+    int32_t code, const std::vector<std::pair<std::string, std::string>>& fields,
+    std::string body) {
+  RemotingCommand req = protocol::MakeRequest(code);
+  for (const auto& [k, v] : fields) req.SetField(k, v);
+  if (!body.empty()) req.body.Assign(std::string_view(body));
+  RS_ASSIGN_OR_RETURN(RemotingCommand resp, routes_->InvokeNamesrv(req));
+  RS_RETURN_IF_ERROR(CheckReply(resp, code, "the name server"));
+  return resp;
+}
+
+Result<ClusterInfo> AdminClient::GetClusterInfo() {
+  RS_ASSIGN_OR_RETURN(RemotingCommand r, CallNamesrv(106, {}));
+  return ClusterInfo::Decode(Body(r));
+}
+Result<std::shared_ptr<const TopicRoute>> AdminClient::GetRoute(const std::string& topic) {
+  return routes_->Refresh(topic);
+}
+Result<TopicList> AdminClient::GetAllTopics() {
+  RS_ASSIGN_OR_RETURN(RemotingCommand r, CallNamesrv(206, {}));
+  return TopicList::Decode(Body(r));
+}
+Result<TopicList> AdminClient::GetTopicsByCluster(const std::string& cluster) {
+  RS_ASSIGN_OR_RETURN(RemotingCommand r, CallNamesrv(224, {{"cluster", cluster}}));
+  return TopicList::Decode(Body(r));
+}
+Result<TopicList> AdminClient::GetSystemTopics() {
+  RS_ASSIGN_OR_RETURN(RemotingCommand r, CallNamesrv(304, {}));
+  return TopicList::Decode(Body(r));
+}
+Status AdminClient::DeleteTopicInNamesrv(const std::string& topic) {
+  return CallNamesrv(216, {{"topic", topic}}).status();
+}
+Status AdminClient::PutKvConfig(const std::string& ns, const std::string& key,
+                                const std::string& value) {
+  return CallNamesrv(100, {{"namespace", ns}, {"key", key}, {"value", value}}).status();
+}
+Result<std::string> AdminClient::GetKvConfig(const std::string& ns, const std::string& key) {
+  RS_ASSIGN_OR_RETURN(RemotingCommand r, CallNamesrv(101, {{"namespace", ns}, {"key", key}}));
+  auto v = r.FindField("value");
+  if (!v) return NotFound("no value for " + ns + "/" + key);
+  return std::string(*v);
+}
+Status AdminClient::DeleteKvConfig(const std::string& ns, const std::string& key) {
+  return CallNamesrv(102, {{"namespace", ns}, {"key", key}}).status();
+}
+Result<KvTable> AdminClient::GetKvList(const std::string& ns) {
+  RS_ASSIGN_OR_RETURN(RemotingCommand r, CallNamesrv(219, {{"namespace", ns}}));
+  return KvTable::Decode(Body(r));
+}
+Result<std::map<std::string, std::string>> AdminClient::GetNamesrvConfig() {
+  RS_ASSIGN_OR_RETURN(RemotingCommand r, CallNamesrv(318, {}));
+  return ParseJavaProperties(Body(r));
+}
+
+Result<KvTable> AdminClient::GetBrokerRuntimeInfo(const std::string& addr) {
+  RS_ASSIGN_OR_RETURN(RemotingCommand r, CallBroker(addr, 28, {}));
+  return KvTable::Decode(Body(r));
+}
+Result<std::map<std::string, std::string>> AdminClient::GetBrokerConfig(const std::string& addr) {
+  RS_ASSIGN_OR_RETURN(RemotingCommand r, CallBroker(addr, 26, {}));
+  return ParseJavaProperties(Body(r));
+}
+Status AdminClient::UpdateBrokerConfig(const std::string& addr,
+                                       const std::map<std::string, std::string>& changes) {
+  return CallBroker(addr, 25, {}, PropertiesText(changes)).status();
+}
+Result<TopicConfigTable> AdminClient::GetAllTopicConfig(const std::string& addr) {
+  RS_ASSIGN_OR_RETURN(RemotingCommand r, CallBroker(addr, 21, {}));
+  return TopicConfigTable::Decode(Body(r));
+}
+Result<TopicStats> AdminClient::GetTopicStats(const std::string& addr, const std::string& topic) {
+  RS_ASSIGN_OR_RETURN(RemotingCommand r, CallBroker(addr, 202, {{"topic", topic}}));
+  return TopicStats::Decode(Body(r));
+}
+Status AdminClient::CreateTopic(const std::string& addr, const TopicConfig& c) {
+  return Broker(addr).CreateTopic(c.topic_name, c.read_queue_nums, c.write_queue_nums, c.perm,
+                                  c.order);
+}
+Status AdminClient::DeleteTopicInBroker(const std::string& addr, const std::string& topic) {
+  return CallBroker(addr, 215, {{"topic", topic}}).status();
+}
+Result<TopicList> AdminClient::GetSystemTopicsFromBroker(const std::string& addr) {
+  RS_ASSIGN_OR_RETURN(RemotingCommand r, CallBroker(addr, 305, {}));
+  return TopicList::Decode(Body(r));
+}
+Status AdminClient::CreateOrUpdateGroup(const std::string& addr, const SubscriptionGroupConfig& g) {
+  std::vector<uint8_t> b = g.Encode();
+  return CallBroker(addr, 200, {}, std::string(b.begin(), b.end())).status();
+}
+Result<SubscriptionGroupTable> AdminClient::GetAllGroups(const std::string& addr) {
+  RS_ASSIGN_OR_RETURN(RemotingCommand r, CallBroker(addr, 201, {}));
+  return SubscriptionGroupTable::Decode(Body(r));
+}
+Status AdminClient::DeleteGroup(const std::string& addr, const std::string& group) {
+  return CallBroker(addr, 207, {{"groupName", group}}).status();
+}
+Result<ConsumerConnection> AdminClient::GetConsumerConnections(const std::string& addr,
+                                                               const std::string& group) {
+  RS_ASSIGN_OR_RETURN(RemotingCommand r, CallBroker(addr, 203, {{"consumerGroup", group}}));
+  return ConsumerConnection::Decode(Body(r));
+}
+Result<ProducerConnection> AdminClient::GetProducerConnections(const std::string& addr,
+                                                               const std::string& group) {
+  RS_ASSIGN_OR_RETURN(RemotingCommand r, CallBroker(addr, 204, {{"producerGroup", group}}));
+  return ProducerConnection::Decode(Body(r));
+}
+Result<ConsumeStats> AdminClient::GetConsumeStats(const std::string& addr, const std::string& group,
+                                                  const std::string& topic) {
+  std::vector<std::pair<std::string, std::string>> f = {{"consumerGroup", group}};
+  if (!topic.empty()) f.emplace_back("topic", topic);
+  RS_ASSIGN_OR_RETURN(RemotingCommand r, CallBroker(addr, 208, f));
+  return ConsumeStats::Decode(Body(r));
+}
+Result<std::vector<std::string>> AdminClient::QueryTopicConsumeByWho(const std::string& addr,
+                                                                     const std::string& topic) {
+  RS_ASSIGN_OR_RETURN(RemotingCommand r, CallBroker(addr, 300, {{"topic", topic}}));
+  auto v = ParseFastjson(Body(r));
+  if (!v.ok()) return v.status();
+  std::vector<std::string> out;
+  if (const FjValue* l = v->Find("groupList"); l != nullptr) {
+    for (const auto& g : l->items) out.push_back(g.text);
+  }
+  return out;
+}
+Result<QueueOffsets> AdminClient::ResetOffset(const std::string& addr, const std::string& topic,
+                                              const std::string& group, int64_t timestamp_ms,
+                                              bool force) {
+  RS_ASSIGN_OR_RETURN(RemotingCommand r, CallBroker(addr, 222,
+                                                    {{"topic", topic},
+                                                     {"group", group},
+                                                     {"timestamp", std::to_string(timestamp_ms)},
+                                                     {"isForce", force ? "true" : "false"}}));
+  return QueueOffsets::Decode(Body(r));
+}
+Result<ConsumerStatusTable> AdminClient::GetConsumerStatus(const std::string& addr,
+                                                           const std::string& topic,
+                                                           const std::string& group) {
+  RS_ASSIGN_OR_RETURN(
+      RemotingCommand r,
+      CallBroker(addr, 223, {{"topic", topic}, {"group", group}, {"clientAddr", ""}}));
+  return ConsumerStatusTable::Decode(Body(r));
+}
+Result<std::string> AdminClient::GetConsumerRunningInfo(const std::string& addr,
+                                                        const std::string& group,
+                                                        const std::string& client_id) {
+  RS_ASSIGN_OR_RETURN(
+      RemotingCommand r,
+      CallBroker(addr, 307,
+                 {{"consumerGroup", group}, {"clientId", client_id}, {"jstackEnable", "false"}}));
+  return Body(r);
+}
+
+Result<std::vector<std::string>> AdminClient::MasterAddrs(const std::string& cluster) {
+  RS_ASSIGN_OR_RETURN(ClusterInfo info, GetClusterInfo());
+  auto addrs = info.MasterAddrs(cluster);
+  if (addrs.empty()) {
+    return NotFound(cluster.empty() ? std::string("no broker is registered with the name server")
+                                    : "cluster " + cluster + " has no master broker");
+  }
+  return addrs;
+}
+
+}  // namespace rocketstore::client
