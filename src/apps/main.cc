@@ -5,6 +5,7 @@
 
 #include "apps/serve.h"
 #include "io/posix_file_system.h"
+#include "tools/cli/client_cli.h"
 #include "tools/demo.h"
 #include "tools/inspect/inspect.h"
 
@@ -195,7 +196,23 @@ int main(int argc, char** argv) {
       "topic and queue, commit intent (rebuilt from the half and op topics as the broker does).");
   add_common(tx_cmd);
 
-  CLI11_PARSE(app, argc, argv);
+  // ---- topic / group / produce / consume / message / cluster / bench (docs/cli.md) ----
+  rocketstore::tools::cli::ClientCli client_cli(app);
+
+  // Exit codes (docs/cli.md): 0 ok, 1 error, 2 usage, 3 not found.
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::Success& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return 2;
+  }
+  if (int rc = client_cli.Run(stdout, stderr); rc >= 0) return rc;
   if (serve_cmd->parsed()) return rocketstore::apps::RunServe(run);
   if (namesrv_cmd->parsed()) return rocketstore::apps::RunNamesrv(run);
   if (broker_cmd->parsed()) return rocketstore::apps::RunBroker(run);

@@ -1,0 +1,328 @@
+// `rocketstore message get|find`, `cluster status`, `bench produce|consume` (docs/cli.md).
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+
+#include "base/clock.h"
+#include "client/admin_client.h"
+#include "client/producer.h"
+#include "client/pull_consumer.h"
+#include "store/format/message_id.h"
+#include "tools/cli/cli_state.h"
+
+namespace rocketstore::tools::cli {
+
+Json MessageJson(const client::MessageExt& m);  // produce_consume_cmds.cc
+
+namespace {
+
+void PrintMessage(const CliState& s, const client::MessageExt& m, FILE* out) {
+  const std::string where = SegmentExplanation(m.commit_log_offset, s.segment_size);
+  if (s.g.json()) {
+    fmt::print(out, "{}\n",
+               Json::Object().Add("message", MessageJson(m)).Add("location", where).str());
+    return;
+  }
+  fmt::print(out,
+             "topic:          {}\nqueue:          {} offset {}\nmsgId:          {}\n"
+             "offsetMsgId:    {}\ntags:           {}\nkeys:           {}\n"
+             "born:           {} from {}\nstored:         {} on {}\nreconsumeTimes: {}\n"
+             "lives in:       {}\nbody:           {}\n",
+             m.topic, m.queue_id, m.queue_offset, m.msg_id, m.offset_msg_id, m.Tags(), m.Keys(),
+             FormatTime(m.born_timestamp), m.born_host, FormatTime(m.store_timestamp), m.store_host,
+             m.reconsume_times, where, m.body);
+}
+
+int MessageGet(CliState& s, client::AdminClient& admin, FILE* out, FILE* err) {
+  if (!s.topic.empty()) {
+    // A client message id (UNIQ_KEY): the index's unique-key query on the topic's brokers.
+    auto route = admin.GetRoute(s.topic);
+    if (!route.ok()) return Fail(err, route.status());
+    for (const auto& b : (*route)->broker_datas) {
+      auto found = admin.Broker(b.MasterAddr())
+                       .QueryMessage(s.topic, s.msg_id, 1, 0, INT64_MAX, /*unique_key=*/true);
+      if (found.ok() && !found->empty()) {
+        client::MessageExt m = found->front();
+        m.broker_name = b.broker_name;
+        PrintMessage(s, m, out);
+        return kExitOk;
+      }
+    }
+    return Fail(err, NotFound("no message of " + s.topic + " has the id " + s.msg_id),
+                "an offset message id (offsetMsgId) needs no --topic");
+  }
+  auto id = format::DecodeOffsetMsgId(s.msg_id);
+  if (!id.ok()) {
+    return Fail(err,
+                InvalidArgument("'" + s.msg_id + "' is not an offset message id (" +
+                                id.status().message() + ")"),
+                "for a client message id (msgId), add --topic TOPIC");
+  }
+  const std::string addr = id->host.ToString();
+  auto m = admin.Broker(addr).ViewMessage(id->physical_offset);
+  if (!m.ok()) {
+    return Fail(err, m.status(),
+                "the id names broker " + addr + " and commit-log offset " +
+                    std::to_string(id->physical_offset) +
+                    "; for a client message id (msgId) add --topic TOPIC");
+  }
+  PrintMessage(s, *m, out);
+  return kExitOk;
+}
+
+int MessageFind(CliState& s, client::AdminClient& admin, FILE* out, FILE* err) {
+  auto route = admin.GetRoute(s.topic);
+  if (!route.ok()) return Fail(err, route.status());
+  std::vector<client::MessageExt> all;
+  for (const auto& b : (*route)->broker_datas) {
+    auto found = admin.Broker(b.MasterAddr())
+                     .QueryMessage(s.topic, s.key, s.max_num, s.begin_ms, s.end_ms, false);
+    if (!found.ok()) {
+      if (found.status().code() == StatusCode::kNotFound) continue;
+      return Fail(err, found.status());
+    }
+    for (auto& m : *found) {
+      if (m.topic != s.topic) continue;
+      m.broker_name = b.broker_name;
+      all.push_back(std::move(m));
+    }
+  }
+  if (all.empty()) {
+    return Fail(err, NotFound("no message of " + s.topic + " has the key " + s.key));
+  }
+  if (s.g.json()) {
+    Json arr = Json::Array();
+    for (const auto& m : all) {
+      arr.Push(Json::Object()
+                   .Add("message", MessageJson(m))
+                   .Add("location", SegmentExplanation(m.commit_log_offset, s.segment_size)));
+    }
+    fmt::print(out, "{}\n", Json::Object().Add("key", s.key).Add("messages", arr).str());
+  } else {
+    for (const auto& m : all) {
+      PrintMessage(s, m, out);
+      fmt::print(out, "\n");
+    }
+  }
+  return kExitOk;
+}
+
+// A percentile of sorted values (nearest rank).
+int64_t Pct(const std::vector<int64_t>& v, double p) {
+  if (v.empty()) return 0;
+  size_t i = static_cast<size_t>(p / 100.0 * static_cast<double>(v.size()));
+  return v[std::min(i, v.size() - 1)];
+}
+
+void Progress(bool on, int64_t done, int64_t total, double secs) {
+  if (!on) return;
+  const int width = 30;
+  const int filled = total > 0 ? static_cast<int>(width * done / total) : 0;
+  fmt::print(stderr, "\r[{}{}] {}/{} {:.0f} msg/s ", std::string(filled, '#'),
+             std::string(width - filled, ' '), done, total,
+             secs > 0 ? static_cast<double>(done) / secs : 0.0);
+  std::fflush(stderr);
+}
+
+void PrintBench(const CliState& s, FILE* out, const char* what, int64_t n, int64_t errors,
+                double secs, std::vector<int64_t> lat_us, int64_t bytes) {
+  std::sort(lat_us.begin(), lat_us.end());
+  const double rate = secs > 0 ? static_cast<double>(n) / secs : 0;
+  const double mbps = secs > 0 ? static_cast<double>(bytes) / secs / 1e6 : 0;
+  if (s.g.json()) {
+    fmt::print(out, "{}\n",
+               Json::Object()
+                   .Add("bench", what)
+                   .Add("topic", s.topic)
+                   .Add("messages", n)
+                   .Add("errors", errors)
+                   .Add("seconds", secs)
+                   .Add("msgsPerSec", rate)
+                   .Add("mbPerSec", mbps)
+                   .Add("latencyUs", Json::Object()
+                                         .Add("p50", Pct(lat_us, 50))
+                                         .Add("p90", Pct(lat_us, 90))
+                                         .Add("p99", Pct(lat_us, 99))
+                                         .Add("p999", Pct(lat_us, 99.9))
+                                         .Add("max", lat_us.empty() ? 0 : lat_us.back()))
+                   .str());
+  } else {
+    fmt::print(out,
+               "{}: {} messages ({} errors) in {:.2f} s = {:.0f} msg/s, {:.2f} MB/s\n"
+               "latency us: p50 {}  p90 {}  p99 {}  p99.9 {}  max {}\n",
+               what, n, errors, secs, rate, mbps, Pct(lat_us, 50), Pct(lat_us, 90), Pct(lat_us, 99),
+               Pct(lat_us, 99.9), lat_us.empty() ? 0 : lat_us.back());
+  }
+}
+
+int BenchProduce(CliState& s, FILE* out, FILE* err) {
+  client::ProducerOptions po;
+  po.group = "rocketstore_bench_producer";
+  po.namesrv_addrs = s.g.NamesrvAddrs();
+  po.send_timeout_ms = s.g.timeout_ms;
+  client::Producer p(po);
+  if (Status st = p.Start(); !st.ok()) return Fail(err, st);
+  const std::string body(static_cast<size_t>(s.bench_size), 'x');
+  std::mutex mu;
+  std::condition_variable cv;
+  int64_t inflight = 0, done = 0, errors = 0;
+  Status first_error;
+  std::vector<int64_t> lat;
+  lat.reserve(static_cast<size_t>(s.bench_count));
+  const bool progress = !s.no_progress && isatty(2);
+  const auto t0 = std::chrono::steady_clock::now();
+  auto secs = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  for (int64_t i = 0; i < s.bench_count; ++i) {
+    {
+      std::unique_lock<std::mutex> l(mu);
+      cv.wait(l, [&] { return inflight < s.bench_inflight; });
+      ++inflight;
+    }
+    const auto start = std::chrono::steady_clock::now();
+    Status st = p.SendAsync(
+        client::Message{.topic = s.topic, .body = body}, [&, start](Result<client::SendResult> r) {
+          const int64_t us = std::chrono::duration_cast<std::chrono::microseconds>(
+                                 std::chrono::steady_clock::now() - start)
+                                 .count();
+          std::lock_guard<std::mutex> l(mu);
+          --inflight;
+          ++done;
+          if (r.ok()) {
+            lat.push_back(us);
+          } else {
+            ++errors;
+            if (first_error.ok()) first_error = r.status();
+          }
+          cv.notify_all();
+        });
+    if (!st.ok()) return Fail(err, st);
+    if (progress && i % 1000 == 0) Progress(true, i, s.bench_count, secs());
+  }
+  {
+    std::unique_lock<std::mutex> l(mu);
+    cv.wait(l, [&] { return inflight == 0; });
+  }
+  const double total = secs();
+  Progress(progress, s.bench_count, s.bench_count, total);
+  if (progress) fmt::print(stderr, "\n");
+  PrintBench(s, out, "produce", done - errors, errors, total, lat, (done - errors) * s.bench_size);
+  if (!first_error.ok()) return Fail(err, first_error);
+  return kExitOk;
+}
+
+int BenchConsume(CliState& s, FILE* out, FILE* err) {
+  client::Transport t;
+  client::RouteCache routes(t, client::RouteCacheOptions{s.g.NamesrvAddrs(), 0, s.g.timeout_ms});
+  auto route = routes.Get(s.topic);
+  if (!route.ok()) return Fail(err, route.status());
+  client::PullConsumerOptions co;
+  co.group = "rocketstore_bench_consumer";
+  co.namesrv_addrs = s.g.NamesrvAddrs();
+  co.consume_from = client::ConsumeFrom::kFirst;
+  co.long_poll_ms = 1000;
+  co.pull_batch_size = 32;
+  client::PullConsumer c(co);
+  auto queues = (*route)->ReadableQueues(s.topic);
+  if (Status st = c.Assign(queues); !st.ok()) return Fail(err, st);
+  if (Status st = c.Start(); !st.ok()) return Fail(err, st);
+  for (const auto& q : queues) {
+    if (Status st = c.SeekToBegin(q); !st.ok()) return Fail(err, st);
+  }
+  const bool progress = !s.no_progress && isatty(2);
+  std::vector<int64_t> lat;
+  int64_t n = 0, bytes = 0, idle = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  while (n < s.bench_count && idle < 3) {
+    auto batch = c.Poll(1000);
+    if (!batch.ok()) return Fail(err, batch.status());
+    if (batch->empty()) {
+      ++idle;
+      continue;
+    }
+    idle = 0;
+    const int64_t now = Clock::Real().NowMillis();
+    for (const auto& m : *batch) {
+      lat.push_back((now - m.born_timestamp) * 1000);
+      bytes += static_cast<int64_t>(m.body.size());
+      ++n;
+    }
+    Progress(progress, n, s.bench_count,
+             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (progress) fmt::print(stderr, "\n");
+  c.Shutdown();
+  PrintBench(s, out, "consume", n, 0, secs, lat, bytes);
+  if (n < s.bench_count) {
+    fmt::print(err, "note: only {} of {} messages were in the topic\n", n, s.bench_count);
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+int RunMessage(CliState& s, FILE* out, FILE* err) {
+  client::AdminClient admin(client::AdminOptions{s.g.NamesrvAddrs(), s.g.timeout_ms});
+  return s.message_get->parsed() ? MessageGet(s, admin, out, err) : MessageFind(s, admin, out, err);
+}
+
+int RunCluster(CliState& s, FILE* out, FILE* err) {
+  client::AdminClient admin(client::AdminOptions{s.g.NamesrvAddrs(), s.g.timeout_ms});
+  auto ci = admin.GetClusterInfo();
+  if (!ci.ok()) return Fail(err, ci.status());
+  Json clusters = Json::Array();
+  Table t({"CLUSTER", "BROKER", "ID", "ADDR", "VERSION", "PUT TPS", "GET TPS", "PUT TODAY",
+           "GET TODAY", "DISK"});
+  for (const auto& [cluster, names] : ci->clusters) {
+    Json brokers = Json::Array();
+    for (const auto& name : names) {
+      auto b = ci->brokers.find(name);
+      if (b == ci->brokers.end()) continue;
+      for (const auto& [id, addr] : b->second.addrs) {
+        auto rt = admin.GetBrokerRuntimeInfo(addr);
+        std::map<std::string, std::string> kv =
+            rt.ok() ? rt->table : std::map<std::string, std::string>{};
+        auto get = [&](const char* k) {
+          auto it = kv.find(k);
+          return it == kv.end() ? std::string("-") : it->second;
+        };
+        Json bj =
+            Json::Object()
+                .Add("name", name)
+                .Add("id", id)
+                .Add("addr", addr)
+                .Add("reachable", rt.ok() || rt.status().code() == StatusCode::kFailedPrecondition);
+        Json runtime = Json::Object();
+        for (const auto& [k, v] : kv) runtime.Add(k, v);
+        bj.Add("runtime", runtime);
+        brokers.Push(bj);
+        t.Row({cluster, name, std::to_string(id), addr, get("brokerVersionDesc"), get("putTps"),
+               get("getTransferedTps"), get("msgPutTotalTodayNow"), get("msgGetTotalTodayNow"),
+               get("commitLogDiskRatio")});
+        if (!rt.ok() && rt.status().code() != StatusCode::kFailedPrecondition) {
+          fmt::print(err, "warning: {}\n", rt.status().message());
+        }
+      }
+    }
+    clusters.Push(Json::Object().Add("name", cluster).Add("brokers", brokers));
+  }
+  if (s.g.json()) {
+    fmt::print(out, "{}\n", Json::Object().Add("clusters", clusters).str());
+  } else {
+    t.Print(out);
+  }
+  return kExitOk;
+}
+
+int RunBench(CliState& s, FILE* out, FILE* err) {
+  return s.bench_produce->parsed() ? BenchProduce(s, out, err) : BenchConsume(s, out, err);
+}
+
+}  // namespace rocketstore::tools::cli
