@@ -1,0 +1,242 @@
+// The operator CLI end to end: a real `rocketstore serve` process, the `rocketstore`
+// binary run as a user would (stdin, stdout, stderr, exit code), and its --format json
+// output compared with golden files (tests/tools/cli/golden/) after the fields that vary
+// (ids, timestamps, ports) are normalised.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <thread>
+
+#include "client/fastjson.h"
+#include "testing/serve_process.h"
+#include "testing/status_matchers.h"
+#include "testing/temp_dir.h"
+
+namespace rocketstore {
+namespace {
+
+struct CliRun {
+  int code = -1;
+  std::string out, err;
+};
+
+class CliTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new testing::TempDir();
+    testing::ServeProcess::Options o;
+    o.binary = ROCKETSTORE_BINARY;
+    o.store_dir = dir_->path() + "/store";
+    o.log_file = dir_->path() + "/serve.log";
+    serve_ = new testing::ServeProcess(o);
+    ASSERT_OK(serve_->Start());
+  }
+  static void TearDownTestSuite() {
+    serve_->Terminate();
+    delete serve_;
+    delete dir_;
+  }
+
+  // Runs `rocketstore ARGS` with stdin from `input`; the name server from the env var.
+  static CliRun Cli(const std::string& args, const std::string& input = "") {
+    const std::string in = dir_->path() + "/stdin", out = dir_->path() + "/stdout",
+                      err = dir_->path() + "/stderr";
+    std::ofstream(in) << input;
+    const std::string cmd = "ROCKETSTORE_NAMESRV=" + serve_->namesrv_addr() + " " +
+                            ROCKETSTORE_BINARY + " " + args + " <" + in + " >" + out + " 2>" + err;
+    const int status = std::system(cmd.c_str());
+    CliRun r;
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    std::stringstream so, se;
+    so << std::ifstream(out).rdbuf();
+    se << std::ifstream(err).rdbuf();
+    r.out = so.str();
+    r.err = se.str();
+    return r;
+  }
+  static std::string Golden(const std::string& name) {
+    std::stringstream s;
+    s << std::ifstream(std::string(CLI_GOLDEN_DIR) + "/" + name).rdbuf();
+    return s.str();
+  }
+  // Replaces the values of fields that differ between runs by "<N>" / "<S>".
+  static std::string Normalise(std::string json) {
+    json = std::regex_replace(
+        json,
+        std::regex(R"x("(lastTimestamp|lastUpdateTimestamp|bornTimestamp|storeTimestamp)":\d+)x"),
+        "\"$1\":<N>");
+    json = std::regex_replace(
+        json, std::regex(R"x("(msgId|offsetMsgId|bornHost|storeHost|UNIQ_KEY|addr)":"[^"]*")x"),
+        "\"$1\":\"<S>\"");
+    return json;
+  }
+  static client::FjValue Parse(const std::string& json) {
+    auto v = client::ParseFastjson(json);
+    EXPECT_TRUE(v.ok()) << v.status().ToString() << "\n" << json;
+    return v.ok() ? *v : client::FjValue{};
+  }
+  // group describe --topic, retried until the broker offsets sum to `messages` (the
+  // consume queue is dispatched asynchronously after a send).
+  static client::FjValue Describe(const std::string& group, const std::string& topic,
+                                  int64_t messages, std::string* text = nullptr) {
+    client::FjValue v;
+    for (int i = 0; i < 50; ++i) {
+      CliRun r = Cli("group describe " + group + " --topic " + topic + " --format json");
+      EXPECT_EQ(r.code, 0) << r.err;
+      v = Parse(r.out);
+      if (text) *text = r.out;
+      int64_t sum = 0;
+      if (const auto* qs = v.Find("queues")) {
+        for (const auto& q : qs->items) sum += q.Int("brokerOffset");
+      }
+      if (sum == messages) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return v;
+  }
+
+  static testing::TempDir* dir_;
+  static testing::ServeProcess* serve_;
+};
+testing::TempDir* CliTest::dir_ = nullptr;
+testing::ServeProcess* CliTest::serve_ = nullptr;
+
+TEST_F(CliTest, UsageErrorsExitTwo) {
+  CliRun r = Cli("produce");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("TOPIC is required"), std::string::npos) << r.err;
+  r = Cli("consume t --from-offset 1 --from-beginning");
+  EXPECT_EQ(r.code, 2) << r.err;
+  r = Cli("topic describe t --format yaml");
+  EXPECT_EQ(r.code, 2) << r.err;
+  r = Cli("produce some-topic", "");  // nothing on stdin
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("nothing to send"), std::string::npos) << r.err;
+  r = Cli("group seek g --topic t");  // no target
+  EXPECT_EQ(r.code, 2) << r.err;
+}
+
+TEST_F(CliTest, NotFoundExitsThreeAndSaysWhatToDo) {
+  CliRun r = Cli("topic describe no-such-topic");
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_NE(r.err.find("rocketstore topic create no-such-topic"), std::string::npos) << r.err;
+  r = Cli("consume no-such-topic --idle-timeout 200");
+  EXPECT_EQ(r.code, 3) << r.err;
+}
+
+TEST_F(CliTest, UnreachableNameServerExitsOneWithAHint) {
+  CliRun r = Cli("topic describe x --namesrv 127.0.0.1:1 --timeout 500");
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_NE(r.err.find("127.0.0.1:1"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("hint:"), std::string::npos) << r.err;
+}
+
+TEST_F(CliTest, HelpHasExamples) {
+  CliRun r = Cli("produce --help");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_NE(r.out.find("Examples:"), std::string::npos) << r.out;
+}
+
+TEST_F(CliTest, TopicCreateAndDescribeGolden) {
+  CliRun r = Cli("topic create golden --queues 2 --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, Golden("topic_create.json"));
+  r = Cli("topic describe golden --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(Normalise(r.out), Golden("topic_describe_empty.json"));
+}
+
+TEST_F(CliTest, ProduceConsumeAndLag) {
+  ASSERT_EQ(Cli("topic create lagt --queues 2").code, 0);
+  CliRun p = Cli("produce lagt --key order-1 --tag created --property src=cli --format json",
+                 "m1\nm2\nm3\nm4\nm5\n");
+  ASSERT_EQ(p.code, 0) << p.err;
+  client::FjValue pv = Parse(p.out);
+  EXPECT_EQ(pv.Int("sent"), 5);
+  ASSERT_EQ(pv.Find("results")->items.size(), 5u);
+  EXPECT_EQ(Normalise(p.out), Golden("produce.json"));
+
+  // Before anyone consumed: every message is lag.
+  client::FjValue d = Describe("g1", "lagt", 5);
+  EXPECT_EQ(d.Int("totalLag"), 5) << d.ToJson();
+
+  CliRun c = Cli("consume lagt --group g1 --count 3 --format json --idle-timeout 3000");
+  ASSERT_EQ(c.code, 0) << c.err;
+  EXPECT_EQ(std::count(c.out.begin(), c.out.end(), '\n'), 3) << c.out;
+  client::FjValue first = Parse(c.out.substr(0, c.out.find('\n')));
+  EXPECT_EQ(first.Str("tags"), "created");
+  EXPECT_EQ(first.Str("keys"), "order-1");
+  EXPECT_EQ(first.Find("properties")->Str("src"), "cli");
+  d = Describe("g1", "lagt", 5);
+  EXPECT_EQ(d.Int("totalLag"), 2) << d.ToJson();
+
+  c = Cli("consume lagt --group g1 --format json --idle-timeout 1500");
+  ASSERT_EQ(c.code, 0) << c.err;
+  EXPECT_EQ(std::count(c.out.begin(), c.out.end(), '\n'), 2) << c.out;
+  std::string text;
+  d = Describe("g1", "lagt", 5, &text);
+  EXPECT_EQ(d.Int("totalLag"), 0) << text;
+  EXPECT_EQ(Normalise(text), Golden("group_describe_caught_up.json"));
+
+  // seek --dry-run shows the move and changes nothing.
+  CliRun s = Cli("group seek g1 --topic lagt --to-earliest --dry-run --format json");
+  ASSERT_EQ(s.code, 0) << s.err;
+  EXPECT_EQ(s.out, Golden("group_seek_dry_run.json"));
+  d = Describe("g1", "lagt", 5);
+  EXPECT_EQ(d.Int("totalLag"), 0) << d.ToJson();
+  // The real seek does.
+  s = Cli("group seek g1 --topic lagt --to-earliest");
+  ASSERT_EQ(s.code, 0) << s.err;
+  d = Describe("g1", "lagt", 5);
+  EXPECT_EQ(d.Int("totalLag"), 5) << d.ToJson();
+
+  // Raw reads commit nothing and can start anywhere.
+  CliRun raw = Cli("consume lagt --from-offset 2 --format json --idle-timeout 800");
+  ASSERT_EQ(raw.code, 0) << raw.err;
+  EXPECT_EQ(std::count(raw.out.begin(), raw.out.end(), '\n'), 1) << raw.out;  // queue 0: m5
+
+  // message get by the broker's offset id, and find by key.
+  const std::string id = pv.Find("results")->items[1].Str("offsetMsgId");
+  CliRun g = Cli("message get " + id + " --format json");
+  ASSERT_EQ(g.code, 0) << g.err;
+  client::FjValue gv = Parse(g.out);
+  EXPECT_EQ(gv.Find("message")->Str("body"), "m2");
+  EXPECT_NE(gv.Str("location").find("commitlog/00000000000000000000 at position"),
+            std::string::npos);
+  const std::string uniq = pv.Find("results")->items[2].Str("msgId");
+  g = Cli("message get " + uniq + " --topic lagt --format json");
+  ASSERT_EQ(g.code, 0) << g.err;
+  EXPECT_EQ(Parse(g.out).Find("message")->Str("body"), "m3");
+  CliRun f = Cli("message find --topic lagt --key order-1 --format json");
+  ASSERT_EQ(f.code, 0) << f.err;
+  EXPECT_EQ(Parse(f.out).Find("messages")->items.size(), 5u);
+  EXPECT_EQ(Cli("message find --topic lagt --key nope").code, 3);
+  EXPECT_EQ(Cli("message get nothex").code, 2);
+}
+
+TEST_F(CliTest, BenchProducesAndReportsPercentiles) {
+  CliRun b = Cli("bench produce benchtopic --count 500 --size 100 --no-progress --format json");
+  ASSERT_EQ(b.code, 0) << b.err;
+  client::FjValue v = Parse(b.out);
+  EXPECT_EQ(v.Int("messages"), 500);
+  EXPECT_EQ(v.Int("errors"), 0);
+  EXPECT_GT(v.Find("latencyUs")->Int("p99"), 0);
+  b = Cli("bench consume benchtopic --count 500 --no-progress --format json");
+  ASSERT_EQ(b.code, 0) << b.err;
+  EXPECT_EQ(Parse(b.out).Int("messages"), 500);
+}
+
+TEST_F(CliTest, ClusterStatusListsTheBroker) {
+  CliRun r = Cli("cluster status --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  client::FjValue v = Parse(r.out);
+  ASSERT_EQ(v.Find("clusters")->items.size(), 1u);
+  EXPECT_EQ(v.Find("clusters")->items[0].Find("brokers")->items[0].Str("name"), "broker-a");
+}
+
+}  // namespace
+}  // namespace rocketstore
