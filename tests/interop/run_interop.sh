@@ -2,7 +2,8 @@
 # ali-ons interop test (ctest label `interop`): installs ali-ons@3.12.0 from the npm
 # registry (pinned by package-lock.json) into a temporary folder, starts
 # `rocketstore serve` there on free loopback ports and runs produce_consume.js, then
-# retry_dlq.js (consumer retry and the dead-letter queue).
+# retry_dlq.js (consumer retry and the dead-letter queue), delay.js and client_interop.js
+# (our C++ client, through the CLI, producing for and consuming from ali-ons).
 # Usage: run_interop.sh <rocketstore binary>. Exit 77 (ctest SKIP) if npm cannot install.
 set -u
 BIN=$(realpath "$1")
@@ -16,7 +17,7 @@ cleanup() {
   rm -rf "$WORK"
 }
 trap cleanup EXIT
-cp "$SRC/package.json" "$SRC/package-lock.json" "$SRC/produce_consume.js" "$SRC/retry_dlq.js" "$SRC/delay.js" "$WORK/"
+cp "$SRC/package.json" "$SRC/package-lock.json" "$SRC/produce_consume.js" "$SRC/retry_dlq.js" "$SRC/delay.js" "$SRC/client_interop.js" "$WORK/"
 cd "$WORK" || exit 1
 if ! timeout 300 npm ci --no-audit --no-fund --loglevel=error >npm.log 2>&1; then
   echo "SKIP: npm ci failed (registry unreachable?):"; cat npm.log; exit 77
@@ -46,6 +47,10 @@ if [ "$RC" -eq 0 ]; then
 fi
 if [ "$RC" -eq 0 ]; then
   NAMESRV="127.0.0.1:$NS_PORT" BROKER_ADDR="127.0.0.1:$BR_PORT" timeout 120 node delay.js
+  RC=$?
+fi
+if [ "$RC" -eq 0 ]; then
+  NAMESRV="127.0.0.1:$NS_PORT" ROCKETSTORE_BIN="$BIN" timeout 180 node client_interop.js
   RC=$?
 fi
 kill -TERM "$SERVE_PID"; wait "$SERVE_PID"; SERVE_RC=$?; SERVE_PID=""
