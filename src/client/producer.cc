@@ -39,7 +39,12 @@ Producer::Producer(ProducerOptions options)
           clock_)),
       ids_(clock_) {}
 
-Producer::~Producer() { Shutdown(); }
+Producer::~Producer() {
+  Shutdown();
+  // Close the connections while the route cache is alive: pending async callbacks run
+  // now (with kUnavailable) and must not find a half-destroyed producer.
+  transport_.reset();
+}
 
 Status Producer::Start() {
   if (options_.group.empty()) return InvalidArgument("producer group is empty");
@@ -308,6 +313,11 @@ void Producer::AsyncAttempt(std::shared_ptr<AsyncState> st) {
     Status s = transport_->InvokeAsync(
         addr, BuildRequest(st->prepared, q),
         [this, st, q, addr](Result<RemotingCommand> resp) {
+          if (!started_) {  // shutting down: no retry
+            st->cb(resp.ok() ? Decode(st->prepared, q, addr, *resp)
+                             : Result<SendResult>(resp.status()));
+            return;
+          }
           if (!resp.ok()) {
             st->last_error = resp.status();
             MarkFailed(q.broker_name);

@@ -75,7 +75,12 @@ PullConsumer::PullConsumer(PullConsumerOptions options)
       clock_);
 }
 
-PullConsumer::~PullConsumer() { Shutdown(); }
+PullConsumer::~PullConsumer() {
+  Shutdown();
+  // Close the connections first: in-flight pulls are failed now, while the queue table
+  // their callbacks touch still exists.
+  transport_.reset();
+}
 
 Status PullConsumer::Subscribe(const std::string& topic, const std::string& expression) {
   if (started_) return FailedPrecondition("Subscribe after Start");

@@ -49,10 +49,12 @@ async function main() {
   for (const [body, msg] of got) {
     if (!body.startsWith('ours-')) fail(`unexpected body ${body}`);
     if (msg.tags !== 'FromCpp') fail(`tag ${msg.tags}`);
-    if (msg.keys.join(' ') !== 'ck') fail(`keys ${msg.keys}`);
+    const keys = Array.isArray(msg.keys) ? msg.keys.join(' ') : String(msg.keys);
+    if (keys !== 'ck') fail(`keys ${keys}`);
     if (msg.properties.origin !== 'cpp') fail(`property origin ${msg.properties.origin}`);
-    const ids = sent.results.map(r => r.msgId);
-    if (!ids.includes(msg.msgId)) fail(`msgId ${msg.msgId} is not one our producer returned`);
+    // ali-ons reports the broker's offset id as msgId; UNIQ_KEY is our client's id.
+    if (!sent.results.some(r => r.offsetMsgId === msg.msgId)) fail(`msgId ${msg.msgId} is not an offsetMsgId our producer returned`);
+    if (!sent.results.some(r => r.msgId === msg.properties.UNIQ_KEY)) fail(`UNIQ_KEY ${msg.properties.UNIQ_KEY} is not a msgId our producer returned`);
   }
   console.log(`ali-ons consumed ${N} messages produced by the C++ client`);
 
