@@ -79,10 +79,13 @@ Result<BrokerOptions> MakeBrokerOptions(const RunOptions& o) {
   return b;
 }
 
-std::unique_ptr<namesrv::NameServer> StartNamesrv(const RunOptions& o) {
+// The name server's files (kvConfig.json, namesrv.properties) live in <store>/namesrv/.
+std::unique_ptr<namesrv::NameServer> StartNamesrv(const RunOptions& o, const std::string& store) {
   namesrv::NameServerOptions n;
   n.server.host = o.host;
   n.server.port = o.namesrv_port;
+  n.kv_config_path = store + "/namesrv/kvConfig.json";
+  n.config_store_path = store + "/namesrv/namesrv.properties";
   auto ns = std::make_unique<namesrv::NameServer>(n);
   if (Status s = ns->Start(); !s.ok()) {
     RS_LOG_ERROR("rocketstore: name server failed to start error=\"{}\"", s.ToString());
@@ -170,7 +173,7 @@ int RunServe(const RunOptions& options) {
   const sigset_t set = BlockShutdownSignals();
   auto bo = PrepareBroker(options);
   if (!bo) return 2;
-  auto ns = StartNamesrv(options);
+  auto ns = StartNamesrv(options, bo->store.root_dir);
   if (!ns) return 1;
   if (bo->namesrv_addrs.empty()) bo->namesrv_addrs = {"127.0.0.1:" + std::to_string(ns->port())};
   auto broker = StartBroker(*bo);
@@ -185,7 +188,7 @@ int RunNamesrv(const RunOptions& options) {
   const sigset_t set = BlockShutdownSignals();
   if (!SetUpLogging(options, "")) return 2;
   WarnIfNotLoopback(options.host);
-  auto ns = StartNamesrv(options);
+  auto ns = StartNamesrv(options, options.store_dir);
   if (!ns) return 1;
   WaitForShutdownSignal(set);
   ns->Stop();

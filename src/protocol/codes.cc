@@ -66,6 +66,30 @@ std::string_view RequestCodeName(int32_t code) {
       return "GET_ROUTEINFO_BY_TOPIC";
     case RequestCode::kGetBrokerClusterInfo:
       return "GET_BROKER_CLUSTER_INFO";
+    case RequestCode::kWipeWritePermOfBroker:
+      return "WIPE_WRITE_PERM_OF_BROKER";
+    case RequestCode::kGetAllTopicListFromNameserver:
+      return "GET_ALL_TOPIC_LIST_FROM_NAMESERVER";
+    case RequestCode::kDeleteTopicInNamesrv:
+      return "DELETE_TOPIC_IN_NAMESRV";
+    case RequestCode::kGetKvlistByNamespace:
+      return "GET_KVLIST_BY_NAMESPACE";
+    case RequestCode::kGetTopicsByCluster:
+      return "GET_TOPICS_BY_CLUSTER";
+    case RequestCode::kGetSystemTopicListFromNs:
+      return "GET_SYSTEM_TOPIC_LIST_FROM_NS";
+    case RequestCode::kGetUnitTopicList:
+      return "GET_UNIT_TOPIC_LIST";
+    case RequestCode::kGetHasUnitSubTopicList:
+      return "GET_HAS_UNIT_SUB_TOPIC_LIST";
+    case RequestCode::kGetHasUnitSubUnunitTopicList:
+      return "GET_HAS_UNIT_SUB_UNUNIT_TOPIC_LIST";
+    case RequestCode::kUpdateNamesrvConfig:
+      return "UPDATE_NAMESRV_CONFIG";
+    case RequestCode::kGetNamesrvConfig:
+      return "GET_NAMESRV_CONFIG";
+    case RequestCode::kAddWritePermOfBroker:
+      return "ADD_WRITE_PERM_OF_BROKER";
     case RequestCode::kRegisterTopicInNamesrv:
       return "REGISTER_TOPIC_IN_NAMESRV";
     case RequestCode::kResetConsumerClientOffset:

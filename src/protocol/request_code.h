@@ -60,6 +60,20 @@ enum class RequestCode : int32_t {
   kPushReplyMessageToClient = 326,     // → client (broker → requester, expects an answer)
   kQueryDataVersion = 322,             // Java broker → name server
   kBrokerHeartbeat = 904,              // Java broker → name server
+
+  // → name server, admin (docs/protocol.md "Name server admin codes")
+  kWipeWritePermOfBroker = 205,
+  kGetAllTopicListFromNameserver = 206,
+  kDeleteTopicInNamesrv = 216,
+  kGetKvlistByNamespace = 219,
+  kGetTopicsByCluster = 224,
+  kGetSystemTopicListFromNs = 304,
+  kGetUnitTopicList = 311,
+  kGetHasUnitSubTopicList = 312,
+  kGetHasUnitSubUnunitTopicList = 313,
+  kUpdateNamesrvConfig = 318,
+  kGetNamesrvConfig = 319,
+  kAddWritePermOfBroker = 327,
 };
 
 constexpr int32_t ToInt(RequestCode code) { return static_cast<int32_t>(code); }

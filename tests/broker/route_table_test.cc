@@ -2,16 +2,18 @@
 
 #include <gtest/gtest.h>
 
+#include "namesrv/register_body.h"
+
 namespace rocketstore::namesrv {
 namespace {
 
-BrokerRegistration Reg(const std::string& version) {
+BrokerRegistration Reg(int64_t version) {
   BrokerRegistration r;
   r.cluster_name = "C";
   r.broker_name = "b";
   r.broker_addr = "127.0.0.1:10911";
   r.connection_id = 7;
-  r.data_version = version;
+  r.data_version.counter = version;
   QueueData q;
   q.broker_name = "b";
   q.read_queue_nums = q.write_queue_nums = 4;
@@ -22,7 +24,7 @@ BrokerRegistration Reg(const std::string& version) {
 TEST(RouteTableTest, RouteJsonAndExpiry) {
   RouteTable t;
   EXPECT_FALSE(t.RouteJson("T").has_value());
-  t.Register(Reg("1"), 1000);
+  t.Register(Reg(1), 1000);
   auto json = t.RouteJson("T");
   ASSERT_TRUE(json.has_value());
   EXPECT_NE(json->find(R"("brokerAddrs":{"0":"127.0.0.1:10911"})"), std::string::npos);
@@ -35,11 +37,11 @@ TEST(RouteTableTest, RouteJsonAndExpiry) {
 
 TEST(RouteTableTest, ConnectionCloseAndUnregister) {
   RouteTable t;
-  t.Register(Reg("1"), 0);
+  t.Register(Reg(1), 0);
   EXPECT_EQ(t.OnConnectionClosed(8), 0);
   EXPECT_EQ(t.OnConnectionClosed(7), 1);
   EXPECT_EQ(t.broker_count(), 0u);
-  t.Register(Reg("1"), 0);
+  t.Register(Reg(1), 0);
   t.Unregister("C", "b", "127.0.0.1:10911", 0);
   EXPECT_FALSE(t.RouteJson("T").has_value());
   EXPECT_EQ(t.ClusterInfoJson(), R"({"brokerAddrTable":{},"clusterAddrTable":{}})");
