@@ -133,6 +133,7 @@ void Broker::BuildServices() {
   RetryService::Options rto;
   rto.auto_create_subscription_group = options_.auto_create_subscription_group;
   rto.broker_permission = options_.broker_permission;
+  rto.stats = stats_.get();
   retry_ = std::make_unique<RetryService>(rto, *groups_, *topics_, *reput_, request_registration);
   pipeline_.Add(std::make_unique<MessageCheckHook>(options_.store.max_message_body_bytes));
   pipeline_.Add(std::make_unique<HalfMessageHook>());  // before the delay levels
@@ -148,6 +149,7 @@ void Broker::BuildServices() {
   so.broker_name = options_.broker_name;
   so.auto_create_topic = options_.auto_create_topic;
   so.groups = groups_.get();
+  so.stats = stats_.get();
   send_ = std::make_unique<SendService>(so, *store_, *topics_, pipeline_, request_registration);
   schedule_ = std::make_unique<ScheduleDeliveryService>(*delay_levels_, *store_, *reput_,
                                                         *delay_offsets_, clock_);
@@ -179,6 +181,7 @@ void Broker::BuildServices() {
   po.long_polling = options_.long_polling;
   po.short_polling_ms = options_.short_polling_ms;
   po.enable_property_filter = options_.enable_property_filter;
+  po.stats = stats_.get();
   pull_ = std::make_unique<PullService>(po, clock_, *store_, *topics_, *groups_, *offsets_,
                                         *consumers_, *holds_);
   clients_ = std::make_unique<ClientService>(*consumers_, *producers_, *topics_, *groups_,
@@ -212,6 +215,10 @@ void Broker::BuildServices() {
   services.reply = reply_.get();
   services.calls = calls_.get();
   services.transactions = transactions_.get();
+  sampler_ = std::make_unique<StatsSampler>(*stats_, options_.cluster_name);
+  runtime_stats_ = std::make_unique<RuntimeStats>(*stats_, *sampler_);
+  services.stats = stats_.get();
+  services.stats_sampler = sampler_.get();
   services.admin = &admin_a_;
   frontend_ = std::make_unique<RemotingFrontend>(services);
 }
@@ -284,6 +291,7 @@ void Broker::BuildAdminA() {
   rs.delay_offsets = delay_offsets_.get();
   rs.root_dir = options_.store.root_dir;
   rs.boot_ms = boot_ms_;
+  rs.stats = [this](RuntimeInfoService::Table& t) { runtime_stats_->Fill(t); };
   runtime_info_ = std::make_unique<RuntimeInfoService>(std::move(rs));
   group_admin_ = std::make_unique<GroupAdminService>(*groups_, *offsets_, *topics_, *consumers_);
   store_admin_ = std::make_unique<StoreAdminService>(*store_, *consumers_);
@@ -312,7 +320,13 @@ void Broker::StartRunners() {
         holds_->RunOnce(now_ms());
         calls_->RunOnce(calls_->NowMs());
       });
-  for (ServiceRunner* r : {registrar_runner_.get(), client_runner_.get(), hold_runner_.get()}) {
+  stats_runner_ = std::make_unique<ServiceRunner>(
+      "broker-stats", milliseconds(1000), [this] {
+        sampler_->RunOnce(clock_.NowMillis());
+        runtime_stats_->RunOnce(clock_.NowMillis());
+      });
+  for (ServiceRunner* r : {registrar_runner_.get(), client_runner_.get(), hold_runner_.get(),
+                           stats_runner_.get()}) {
     r->Start();
   }
   schedule_->Start();
@@ -338,7 +352,8 @@ Status Broker::Stop() {
   frontend_->SetReady(false);
   schedule_->Stop();
   transactions_->Stop();
-  for (ServiceRunner* r : {registrar_runner_.get(), client_runner_.get(), hold_runner_.get()}) {
+  for (ServiceRunner* r : {registrar_runner_.get(), client_runner_.get(), hold_runner_.get(),
+                           stats_runner_.get()}) {
     r->Stop();
   }
   if (timer_runner_) timer_runner_->Stop();

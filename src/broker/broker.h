@@ -44,6 +44,8 @@
 #include "broker/schedule/schedule_delivery_service.h"
 #include "broker/service/reput.h"
 #include "broker/service/timer_service.h"
+#include "broker/stats/broker_stats.h"
+#include "broker/stats/stats_sampler.h"
 #include "broker/transaction/transaction_service.h"
 #include "io/file_system.h"
 #include "store/message_store.h"
@@ -80,6 +82,10 @@ class Broker {
   DelayOffsetManager& delay_offsets() { return *delay_offsets_; }
   // Pending transaction halves and their check-backs (null before Start).
   TransactionService* transactions() { return transactions_.get(); }
+  // The message counters (puts, gets, send-backs) and their minute/hour/day windows,
+  // sampled every second while the broker runs (null before Start).
+  BrokerStats& stats() { return *stats_; }
+  StatsSampler* stats_sampler() { return sampler_.get(); }
 
  private:
   Status OpenStoreAndConfig();
@@ -110,6 +116,9 @@ class Broker {
   timer::TimerIndex* timer_index_ = nullptr;  // owned by the store (an extra sink)
   std::unique_ptr<TimerService> timer_service_;
   std::unique_ptr<ServiceRunner> timer_runner_;
+  std::unique_ptr<BrokerStats> stats_ = std::make_unique<BrokerStats>();
+  std::unique_ptr<StatsSampler> sampler_;
+  std::unique_ptr<ServiceRunner> stats_runner_;
   std::unique_ptr<SendService> send_;
   std::unique_ptr<PullService> pull_;
   std::unique_ptr<ClientService> clients_;
@@ -123,6 +132,7 @@ class Broker {
   std::unique_ptr<BrokerConfigFile> config_file_;  // broker.conf, rewritten by 25
   std::unique_ptr<BrokerConfigService> broker_config_;
   std::unique_ptr<RuntimeInfoService> runtime_info_;
+  std::unique_ptr<RuntimeStats> runtime_stats_;  // 28's statistics keys
   std::unique_ptr<GroupAdminService> group_admin_;
   std::unique_ptr<StoreAdminService> store_admin_;
   BrokerServices::AdminA admin_a_;

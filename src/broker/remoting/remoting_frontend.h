@@ -39,10 +39,13 @@
 #include "broker/service/reply_service.h"
 #include "broker/service/retry_service.h"
 #include "broker/service/runtime_info_service.h"
+#include "broker/service/runtime_stats.h"
 #include "broker/service/send_service.h"
 #include "broker/service/store_admin_service.h"
 #include "broker/service/timer_service.h"
 #include "broker/service/topic_service.h"
+#include "broker/stats/broker_stats.h"
+#include "broker/stats/stats_sampler.h"
 #include "broker/transaction/transaction_service.h"
 #include "net/remoting_server.h"
 
@@ -64,6 +67,8 @@ struct BrokerServices {
   ReplyService* reply = nullptr;                // 324 / 325 (registered when set)
   ClientCalls* calls = nullptr;                 // answers to broker -> client requests
   TransactionService* transactions = nullptr;   // END_TRANSACTION (37)
+  BrokerStats* stats = nullptr;                 // message counters (admin, metrics)
+  StatsSampler* stats_sampler = nullptr;        // their minute/hour/day windows
   // admin part A (registered when `admin` is set; every member below must then be set)
   struct AdminA {
     BrokerConfigService* config = nullptr;       // 25, 26
