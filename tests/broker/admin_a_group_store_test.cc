@@ -35,7 +35,7 @@ TEST_F(AdminATest, UpdateAndCreateSubscriptionGroupThenGetAllMatchJava) {
   EXPECT_EQ(all.code, jall.command.code);
   rapidjson::Document o = Json(BodyText(all)), j = Json(jall.body_text);
   EXPECT_EQ(Keys(o), Keys(j));
-  EXPECT_EQ(Keys(o["dataVersion"]), Keys(j["dataVersion"]));
+  EXPECT_EQ(Without5xMembers(Keys(o["dataVersion"])), Keys(j["dataVersion"]));
   const rapidjson::Value& og = o["subscriptionGroupTable"]["CGV_adm_created"];
   const rapidjson::Value& jg = j["subscriptionGroupTable"]["CGV_adm_created"];
   EXPECT_EQ(Keys(og), Keys(jg));
@@ -56,12 +56,12 @@ TEST_F(AdminATest, UpdateAndCreateSubscriptionGroupThenGetAllMatchJava) {
 TEST_F(AdminATest, UpdateAndCreateSubscriptionGroupErrors) {
   RemotingCommand r = Call(Request(RequestCode::kUpdateAndCreateSubscriptionGroup));
   EXPECT_EQ(r.code, ToInt(ResponseCode::kSystemError));
-  EXPECT_NE(r.remark.find("body"), std::string::npos) << r.remark;
+  EXPECT_NE(Remark(r).find("body"), std::string::npos) << Remark(r);
   RemotingCommand bad = Request(RequestCode::kUpdateAndCreateSubscriptionGroup);
   bad.body.Assign(std::string("{\"groupName\":\"G\",\"retryMaxTimes\":\"many\"}"));
   r = Call(std::move(bad));
   EXPECT_EQ(r.code, ToInt(ResponseCode::kSystemError));
-  EXPECT_NE(r.remark.find("retryMaxTimes"), std::string::npos) << r.remark;
+  EXPECT_NE(Remark(r).find("retryMaxTimes"), std::string::npos) << Remark(r);
   RemotingCommand badname = Request(RequestCode::kUpdateAndCreateSubscriptionGroup);
   badname.body.Assign(std::string("{\"groupName\":\"a b\"}"));
   r = Call(std::move(badname));
@@ -92,7 +92,7 @@ TEST_F(AdminATest, DeleteSubscriptionGroupKeepsOrRemovesOffsets) {
   EXPECT_EQ(Call(Request(RequestCode::kDeleteSubscriptionGroup, {{"groupName", "nope"}})).code, 0);
   r = Call(Request(RequestCode::kDeleteSubscriptionGroup));
   EXPECT_EQ(r.code, ToInt(ResponseCode::kSystemError));
-  EXPECT_NE(r.remark.find("groupName"), std::string::npos) << r.remark;
+  EXPECT_NE(Remark(r).find("groupName"), std::string::npos) << Remark(r);
 }
 
 // ---- 43 GET_ALL_CONSUMER_OFFSET --------------------------------------------------------
@@ -118,7 +118,7 @@ TEST_F(AdminATest, CloneGroupOffset) {
   RemotingCommand r = Call(Request(RequestCode::kCloneGroupOffset,
                                    {{"srcGroup", "SRC"}, {"destGroup", "DST"}, {"topic", "C1"},
                                     {"offline", "false"}}));
-  ASSERT_EQ(r.code, 0) << r.remark;
+  ASSERT_EQ(r.code, 0) << Remark(r);
   EXPECT_EQ(broker_->offsets().QueryAll("DST", "C1"), (std::map<int32_t, int64_t>{{0, 4}, {1, 6}}));
   EXPECT_EQ(broker_->offsets().Query("DST", "C2", 0), -1);
   // No topic: every topic of the source that has a config.
@@ -130,7 +130,7 @@ TEST_F(AdminATest, CloneGroupOffset) {
   EXPECT_EQ(broker_->offsets().Query("DST2", "NoConfig", 0), -1);
   r = Call(Request(RequestCode::kCloneGroupOffset, {{"destGroup", "D"}}));
   EXPECT_EQ(r.code, ToInt(ResponseCode::kSystemError));
-  EXPECT_NE(r.remark.find("srcGroup"), std::string::npos) << r.remark;
+  EXPECT_NE(Remark(r).find("srcGroup"), std::string::npos) << Remark(r);
 }
 
 // ---- 321 QUERY_CONSUME_QUEUE -----------------------------------------------------------
@@ -141,7 +141,7 @@ TEST_F(AdminATest, QueryConsumeQueue) {
   RemotingCommand r = Call(Request(RequestCode::kQueryConsumeQueue,
                                    {{"topic", "QCQ"}, {"queueId", "0"}, {"index", "1"},
                                     {"count", "5"}, {"consumerGroup", "OfflineGroup"}}));
-  ASSERT_EQ(r.code, 0) << r.remark;
+  ASSERT_EQ(r.code, 0) << Remark(r);
   auto body = protocol::QueryConsumeQueueResponseBody::Decode(BodyText(r));
   ASSERT_TRUE(body.ok()) << body.status().message();
   EXPECT_EQ(body->min_queue_index, 0);

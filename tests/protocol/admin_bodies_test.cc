@@ -91,7 +91,11 @@ TEST(AdminBodiesTest, TopicListAndQueryConsumeQueueShapes) {
 
   QueryConsumeQueueResponseBody b;
   b.max_queue_index = 3;
-  b.queue_data.emplace().push_back({100, 80, 7});
+  ConsumeQueueData u;
+  u.physic_offset = 100;
+  u.physic_size = 80;
+  u.tags_code = 7;
+  b.queue_data.emplace().push_back(u);
   EXPECT_EQ(Text(b.Encode()),
             R"({"maxQueueIndex":3,"minQueueIndex":0,"queueData":[{"eval":false,"physicOffset":100,"physicSize":80,"tagsCode":7}]})");
   SubscriptionData s;
