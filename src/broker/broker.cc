@@ -188,8 +188,8 @@ void Broker::BuildServices() {
                                              request_registration);
   offset_service_ = std::make_unique<OffsetService>(*store_, *offsets_, *groups_);
   query_ = std::make_unique<QueryService>(*store_);
-  topic_service_ = std::make_unique<TopicService>(*topics_, request_registration, store_.get(),
-                                                  offsets_.get());
+  topic_service_ =
+      std::make_unique<TopicService>(*topics_, request_registration, store_.get(), offsets_.get());
   topic_service_->AddSystemTopic(ReplyTopicOf(options_.cluster_name));
   // As Java's TopicConfigManager: the cluster and broker names are system topics.
   topic_service_->AddSystemTopic(options_.cluster_name);
@@ -320,13 +320,12 @@ void Broker::StartRunners() {
         holds_->RunOnce(now_ms());
         calls_->RunOnce(calls_->NowMs());
       });
-  stats_runner_ = std::make_unique<ServiceRunner>(
-      "broker-stats", milliseconds(1000), [this] {
-        sampler_->RunOnce(clock_.NowMillis());
-        runtime_stats_->RunOnce(clock_.NowMillis());
-      });
-  for (ServiceRunner* r : {registrar_runner_.get(), client_runner_.get(), hold_runner_.get(),
-                           stats_runner_.get()}) {
+  stats_runner_ = std::make_unique<ServiceRunner>("broker-stats", milliseconds(1000), [this] {
+    sampler_->RunOnce(clock_.NowMillis());
+    runtime_stats_->RunOnce(clock_.NowMillis());
+  });
+  for (ServiceRunner* r :
+       {registrar_runner_.get(), client_runner_.get(), hold_runner_.get(), stats_runner_.get()}) {
     r->Start();
   }
   schedule_->Start();
@@ -352,8 +351,8 @@ Status Broker::Stop() {
   frontend_->SetReady(false);
   schedule_->Stop();
   transactions_->Stop();
-  for (ServiceRunner* r : {registrar_runner_.get(), client_runner_.get(), hold_runner_.get(),
-                           stats_runner_.get()}) {
+  for (ServiceRunner* r :
+       {registrar_runner_.get(), client_runner_.get(), hold_runner_.get(), stats_runner_.get()}) {
     r->Stop();
   }
   if (timer_runner_) timer_runner_->Stop();

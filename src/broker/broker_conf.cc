@@ -194,7 +194,8 @@ Result<std::vector<BrokerConfEntry>> ParseBrokerConf(std::string_view text) {
     if (sep == std::string_view::npos) {
       return InvalidArgument("broker.conf line " + std::to_string(line_no) + ": no '='");
     }
-    out.push_back({std::string(Trim(line.substr(0, sep))), std::string(Trim(line.substr(sep + 1)))});
+    out.push_back(
+        {std::string(Trim(line.substr(0, sep))), std::string(Trim(line.substr(sep + 1)))});
   }
   return out;
 }

@@ -16,7 +16,7 @@ namespace rocketstore::broker {
 struct BrokerOptions {
   StoreOptions store;
   net::ServerOptions server = DefaultServerOptions();
-  std::vector<std::string> namesrv_addrs;       // "host:port"
+  std::vector<std::string> namesrv_addrs;  // "host:port"
   // The properties file the options were read from (Java's brokerConfigPath): keys
   // changed at run time (UPDATE_BROKER_CONFIG) are written back into it. Empty:
   // <storePathRootDir>/config/broker.properties (written, never read at start).

@@ -89,12 +89,12 @@ RemotingCommand UpdateRequest(const std::string& props) {
 TEST_F(AdminATest, UpdateBrokerConfigRefusesKeysOutsideTheAllowList) {
   for (const std::string body :
        {"storePathRootDir=/tmp/elsewhere", "brokerConfigPath=/etc/passwd",
-        "autoCreateTopicEnable=false\nrocketmqHome=/x", "filterServerNums=4",
-        "listenPort=1"}) {
+        "autoCreateTopicEnable=false\nrocketmqHome=/x", "filterServerNums=4", "listenPort=1"}) {
     RemotingCommand r = Call(UpdateRequest(body));
     EXPECT_EQ(r.code, ToInt(ResponseCode::kNoPermission)) << body;
     EXPECT_NE(Remark(r).find("cannot be changed at run time"), std::string::npos) << Remark(r);
-    const std::string key = body.substr(body.rfind('\n') == std::string::npos ? 0 : body.rfind('\n') + 1);
+    const std::string key =
+        body.substr(body.rfind('\n') == std::string::npos ? 0 : body.rfind('\n') + 1);
     EXPECT_NE(Remark(r).find("'" + key.substr(0, key.find('=')) + "'"), std::string::npos)
         << Remark(r);
   }
@@ -117,8 +117,8 @@ TEST_F(AdminATest, UpdateBrokerConfigRefusesBadValuesAndBadText) {
   // No body: nothing to do, SUCCESS (as Java).
   r = Call(protocol::MakeRequest(RequestCode::kUpdateBrokerConfig));
   EXPECT_EQ(r.code, 0);
-  auto v = protocol::GetBrokerConfigResponseHeader::Decode(
-      Call(Request(RequestCode::kGetBrokerConfig)));
+  auto v =
+      protocol::GetBrokerConfigResponseHeader::Decode(Call(Request(RequestCode::kGetBrokerConfig)));
   ASSERT_TRUE(v.ok());
   EXPECT_EQ(Json(v->version)["counter"].GetInt64(), 0);
 }
@@ -329,11 +329,11 @@ TEST_F(AdminATest, GetSystemTopicList) {
   auto list = protocol::TopicList::Decode(BodyText(r));
   ASSERT_TRUE(list.ok());
   const std::set<std::string> got(list->topic_list.begin(), list->topic_list.end());
-  for (const char* t : {"TBW102", "SCHEDULE_TOPIC_XXXX", "BenchmarkTest",
-                        "RMQ_SYS_TRANS_HALF_TOPIC", "RMQ_SYS_TRACE_TOPIC",
-                        "RMQ_SYS_TRANS_OP_HALF_TOPIC", "TRANS_CHECK_MAX_TIME_TOPIC",
-                        "SELF_TEST_TOPIC", "OFFSET_MOVED_EVENT", "JavaCluster", "jbroker-a",
-                        "JavaCluster_REPLY_TOPIC"}) {
+  for (const char* t :
+       {"TBW102", "SCHEDULE_TOPIC_XXXX", "BenchmarkTest", "RMQ_SYS_TRANS_HALF_TOPIC",
+        "RMQ_SYS_TRACE_TOPIC", "RMQ_SYS_TRANS_OP_HALF_TOPIC", "TRANS_CHECK_MAX_TIME_TOPIC",
+        "SELF_TEST_TOPIC", "OFFSET_MOVED_EVENT", "JavaCluster", "jbroker-a",
+        "JavaCluster_REPLY_TOPIC"}) {
     EXPECT_TRUE(got.contains(t)) << t;
   }
   EXPECT_EQ(got.size(), 12u);

@@ -52,7 +52,8 @@ inline std::vector<std::string> Keys(const rapidjson::Value& o) {
 // (DataVersion.stateVersion, TopicConfig.attributes; docs/protocol.md §10a): a 4.9.8
 // client ignores them, as fastjson ignores unknown members.
 inline std::vector<std::string> Without5xMembers(std::vector<std::string> keys) {
-  std::erase_if(keys, [](const std::string& k) { return k == "stateVersion" || k == "attributes"; });
+  std::erase_if(keys,
+                [](const std::string& k) { return k == "stateVersion" || k == "attributes"; });
   return keys;
 }
 

@@ -47,10 +47,10 @@ TEST_F(AdminATest, UpdateAndCreateSubscriptionGroupThenGetAllMatchJava) {
       protocol::testing::FindFrame(frames_, "UPDATE_AND_CREATE_SUBSCRIPTIONGROUP", false).command));
   ASSERT_TRUE(body.ok());
   const std::vector<uint8_t> again = body->Encode();
-  EXPECT_EQ(std::string(again.begin(), again.end()),
-            BodyText(protocol::testing::FindFrame(frames_, "UPDATE_AND_CREATE_SUBSCRIPTIONGROUP",
-                                                  false)
-                         .command));
+  EXPECT_EQ(
+      std::string(again.begin(), again.end()),
+      BodyText(protocol::testing::FindFrame(frames_, "UPDATE_AND_CREATE_SUBSCRIPTIONGROUP", false)
+                   .command));
 }
 
 TEST_F(AdminATest, UpdateAndCreateSubscriptionGroupErrors) {
@@ -115,9 +115,9 @@ TEST_F(AdminATest, CloneGroupOffset) {
   broker_->offsets().Commit("SRC", "C1", 1, 6);
   broker_->offsets().Commit("SRC", "C2", 0, 8);
   broker_->offsets().Commit("SRC", "NoConfig", 0, 1);
-  RemotingCommand r = Call(Request(RequestCode::kCloneGroupOffset,
-                                   {{"srcGroup", "SRC"}, {"destGroup", "DST"}, {"topic", "C1"},
-                                    {"offline", "false"}}));
+  RemotingCommand r = Call(
+      Request(RequestCode::kCloneGroupOffset,
+              {{"srcGroup", "SRC"}, {"destGroup", "DST"}, {"topic", "C1"}, {"offline", "false"}}));
   ASSERT_EQ(r.code, 0) << Remark(r);
   EXPECT_EQ(broker_->offsets().QueryAll("DST", "C1"), (std::map<int32_t, int64_t>{{0, 4}, {1, 6}}));
   EXPECT_EQ(broker_->offsets().Query("DST", "C2", 0), -1);
@@ -138,9 +138,12 @@ TEST_F(AdminATest, CloneGroupOffset) {
 TEST_F(AdminATest, QueryConsumeQueue) {
   CreateTopic("QCQ", 2);
   Put("QCQ", 0, 3);
-  RemotingCommand r = Call(Request(RequestCode::kQueryConsumeQueue,
-                                   {{"topic", "QCQ"}, {"queueId", "0"}, {"index", "1"},
-                                    {"count", "5"}, {"consumerGroup", "OfflineGroup"}}));
+  RemotingCommand r =
+      Call(Request(RequestCode::kQueryConsumeQueue, {{"topic", "QCQ"},
+                                                     {"queueId", "0"},
+                                                     {"index", "1"},
+                                                     {"count", "5"},
+                                                     {"consumerGroup", "OfflineGroup"}}));
   ASSERT_EQ(r.code, 0) << Remark(r);
   auto body = protocol::QueryConsumeQueueResponseBody::Decode(BodyText(r));
   ASSERT_TRUE(body.ok()) << body.status().message();
@@ -227,7 +230,8 @@ TEST_F(AdminARetentionTest, DeleteExpiredCommitLogDeletesExpiredSegmentsNow) {
   ASSERT_TRUE(after.ok());
   EXPECT_LT(after->size(), before->size());
   // The consume queue follows (its files below the new minimum go in the same round).
-  EXPECT_TRUE(WaitUntil([&] { return broker_->store().GetMinOffsetInQueue("RET", 0).value() > 0; }));
+  EXPECT_TRUE(
+      WaitUntil([&] { return broker_->store().GetMinOffsetInQueue("RET", 0).value() > 0; }));
 
   // 306: a round of queue cleaning on request; answers SUCCESS at once.
   EXPECT_EQ(Call(Request(RequestCode::kCleanExpiredConsumeQueue)).code, 0);

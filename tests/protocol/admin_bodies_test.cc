@@ -2,10 +2,11 @@
 // protocol/bodies/admin_bodies.h): decode the Java broker's bodies of admin-broker.json,
 // encode as fastjson does (bare MessageQueue keys, sorted members, nulls left out), and
 // the decoders' errors.
+#include "protocol/bodies/admin_bodies.h"
+
 #include <gtest/gtest.h>
 
 #include "java_vectors.h"
-#include "protocol/bodies/admin_bodies.h"
 #include "protocol/headers/admin_headers.h"
 #include "protocol/json_util.h"
 
@@ -96,8 +97,9 @@ TEST(AdminBodiesTest, TopicListAndQueryConsumeQueueShapes) {
   u.physic_size = 80;
   u.tags_code = 7;
   b.queue_data.emplace().push_back(u);
-  EXPECT_EQ(Text(b.Encode()),
-            R"({"maxQueueIndex":3,"minQueueIndex":0,"queueData":[{"eval":false,"physicOffset":100,"physicSize":80,"tagsCode":7}]})");
+  EXPECT_EQ(
+      Text(b.Encode()),
+      R"({"maxQueueIndex":3,"minQueueIndex":0,"queueData":[{"eval":false,"physicOffset":100,"physicSize":80,"tagsCode":7}]})");
   SubscriptionData s;
   s.topic = "T";
   s.sub_string = "*";
@@ -128,8 +130,7 @@ TEST(AdminHeadersTest, DecodeAsJavaDeclaresThem) {
   auto q = QueryConsumeQueueRequestHeader::Decode(CommandWith(321, {{"topic", "T"}}));
   ASSERT_TRUE(q.ok());  // no @CFNotNull: absent numbers are 0
   EXPECT_EQ(q->count, 0);
-  EXPECT_FALSE(
-      QueryConsumeQueueRequestHeader::Decode(CommandWith(321, {{"index", "1.5"}})).ok());
+  EXPECT_FALSE(QueryConsumeQueueRequestHeader::Decode(CommandWith(321, {{"index", "1.5"}})).ok());
   EXPECT_FALSE(TopicRequestHeader::Decode(CommandWith(202, {})).ok());
   RemotingCommand resp;
   GetBrokerConfigResponseHeader{R"({"counter":1})"}.EncodeTo(resp);

@@ -10,10 +10,9 @@
 // Thread-safety: every method may be called from any thread.
 #pragma once
 
-#include <set>
-
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 

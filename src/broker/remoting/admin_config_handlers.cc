@@ -12,8 +12,8 @@ using protocol::RemotingCommand;
 // AdminBrokerProcessor.updateBrokerConfig, with the allow-list of BrokerConfigService.
 RemotingFrontend::Reply RemotingFrontend::OnUpdateBrokerConfig(Cmd& r) {
   const std::vector<uint8_t> body = r.body.Flatten();
-  return ReplyTo(r, s_.admin->config->Update(std::string_view(
-                        reinterpret_cast<const char*>(body.data()), body.size())));
+  return ReplyTo(r, s_.admin->config->Update(
+                        std::string_view(reinterpret_cast<const char*>(body.data()), body.size())));
 }
 
 // Body: the properties text; header "version": the config's DataVersion JSON.

@@ -58,8 +58,8 @@ RemotingFrontend::Reply RemotingFrontend::OnGetAllConsumerOffset(Cmd& r) {
 RemotingFrontend::Reply RemotingFrontend::OnCloneGroupOffset(Cmd& r) {
   auto h = protocol::CloneGroupOffsetRequestHeader::Decode(r);
   if (!h.ok()) return protocol::MakeSystemErrorResponse(r, h.status());
-  return ReplyTo(
-      r, s_.admin->group_admin->Clone(h->src_group, h->dest_group, h->topic, h->offline));
+  return ReplyTo(r,
+                 s_.admin->group_admin->Clone(h->src_group, h->dest_group, h->topic, h->offline));
 }
 
 }  // namespace rocketstore::broker

@@ -29,7 +29,7 @@ RemotingFrontend::Reply RemotingFrontend::OnQueryConsumeQueue(Cmd& r) {
   if (!h.ok()) return protocol::MakeSystemErrorResponse(r, h.status());
   StoreAdminService::ConsumeQueueView view;
   Verdict v = s_.admin->store_admin->QueryConsumeQueue(h->topic, h->queue_id, h->index, h->count,
-                                                        h->consumer_group, &view);
+                                                       h->consumer_group, &view);
   RemotingCommand resp = ReplyTo(r, v);
   if (!v.ok()) return resp;
   if (!view.units) {

@@ -86,7 +86,8 @@ void RemotingFrontend::Register(net::RemotingServer& server) {
   }
   // admin part A
   if (s_.admin != nullptr) {
-    RegisterAdminA([&](RequestCode code, Reply (RemotingFrontend::*m)(Cmd&)) { reg(code, plain(m)); });
+    RegisterAdminA(
+        [&](RequestCode code, Reply (RemotingFrontend::*m)(Cmd&)) { reg(code, plain(m)); });
   }
   // end admin part A
 }

@@ -71,8 +71,8 @@ struct BrokerServices {
   StatsSampler* stats_sampler = nullptr;        // their minute/hour/day windows
   // admin part A (registered when `admin` is set; every member below must then be set)
   struct AdminA {
-    BrokerConfigService* config = nullptr;       // 25, 26
-    RuntimeInfoService* runtime = nullptr;       // 28
+    BrokerConfigService* config = nullptr;        // 25, 26
+    RuntimeInfoService* runtime = nullptr;        // 28
     TopicConfigManager* topic_configs = nullptr;  // 21
     SubscriptionGroupManager* groups = nullptr;   // 201
     ConsumerOffsetManager* offsets = nullptr;     // 43
@@ -136,7 +136,8 @@ class RemotingFrontend {
   Reply OnQueryConsumeQueue(Cmd& r);
   Reply OnCleanExpiredConsumeQueue(Cmd& r);
   Reply OnDeleteExpiredCommitLog(Cmd& r);
-  void RegisterAdminA(const std::function<void(protocol::RequestCode, Reply (RemotingFrontend::*)(Cmd&))>& reg);
+  void RegisterAdminA(
+      const std::function<void(protocol::RequestCode, Reply (RemotingFrontend::*)(Cmd&))>& reg);
   // end admin part A
 
   BrokerServices s_;

@@ -46,7 +46,8 @@ Verdict BrokerConfigService::Update(std::string_view properties) {
   }
   if (entries->empty()) return Verdict::Ok();
   std::string allowed;
-  for (std::string_view k : RuntimeKeys()) allowed += (allowed.empty() ? "" : ", ") + std::string(k);
+  for (std::string_view k : RuntimeKeys())
+    allowed += (allowed.empty() ? "" : ", ") + std::string(k);
   for (const BrokerConfEntry& e : *entries) {
     bool ok = false;
     for (std::string_view k : RuntimeKeys()) ok = ok || k == e.key;

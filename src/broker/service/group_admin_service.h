@@ -36,8 +36,8 @@ class GroupAdminService {
   Verdict Upsert(const SubscriptionGroupConfig& config);
   Verdict Delete(std::string_view group, bool remove_offset);
   // `cloned` (optional) gets the number of topics whose offsets were copied.
-  Verdict Clone(std::string_view src, std::string_view dst,
-                const std::optional<std::string>& topic, bool offline, int* cloned = nullptr);
+  Verdict Clone(std::string_view src, std::string_view dst, const std::optional<std::string>& topic,
+                bool offline, int* cloned = nullptr);
 
  private:
   SubscriptionGroupManager& groups_;

@@ -32,13 +32,13 @@
 #include <vector>
 
 #include "base/clock.h"
-#include "broker/stats/broker_stats.h"
 #include "broker/metadata.h"
 #include "broker/service/client_channel.h"
 #include "broker/service/consumer_manager.h"
 #include "broker/service/outcome.h"
 #include "broker/service/pull_hold_service.h"
 #include "broker/service/sql_filter.h"
+#include "broker/stats/broker_stats.h"
 #include "store/message_store.h"
 
 namespace rocketstore::broker {

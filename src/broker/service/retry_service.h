@@ -34,12 +34,12 @@
 #include <string>
 #include <string_view>
 
-#include "broker/stats/broker_stats.h"
 #include "broker/hooks/put_pipeline.h"
 #include "broker/metadata.h"
 #include "broker/service/client_channel.h"
 #include "broker/service/outcome.h"
 #include "broker/service/reput.h"
+#include "broker/stats/broker_stats.h"
 
 namespace rocketstore::broker {
 

@@ -1,11 +1,11 @@
 #include "broker/service/runtime_info_service.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 
 #include "broker/system_topics.h"
-#include "store/cleanup/retention.h"
 #include "store/layout/layout.h"
 
 namespace rocketstore::broker {
@@ -66,9 +66,10 @@ RuntimeInfoService::Table RuntimeInfoService::Collect() const {
   t["commitLogMaxOffset"] = std::to_string(store.MaxPhysicalOffset().value());
   t["dispatchBehindBytes"] = std::to_string(store.DispatchBehindBytes());
   const int64_t in_lock = store.begin_time_in_lock();
-  t["pageCacheLockTimeMills"] = std::to_string(in_lock == 0 ? 0 : std::max<int64_t>(0, now - in_lock));
-  t["remainHowManyDataToFlush"] = HumanReadableBytes(
-      std::max<int64_t>(0, store.MaxPhysicalOffset().value() - store.FlushedPhysicalOffset().value()));
+  t["pageCacheLockTimeMills"] =
+      std::to_string(in_lock == 0 ? 0 : std::max<int64_t>(0, now - in_lock));
+  t["remainHowManyDataToFlush"] = HumanReadableBytes(std::max<int64_t>(
+      0, store.MaxPhysicalOffset().value() - store.FlushedPhysicalOffset().value()));
   // No transient store pool (its buffers are Integer.MAX_VALUE when the pool is off).
   t["remainTransientStoreBufferNumbs"] = std::to_string(INT32_MAX);
   auto earliest = store.GetEarliestMessageTime();
@@ -77,7 +78,15 @@ RuntimeInfoService::Table RuntimeInfoService::Collect() const {
   // Java's default (sends accepted from the start).
   t["startAcceptSendRequestTimeStamp"] = "0";
   // Disks: used ratios of the commit-log and consume-queue paths, the root's capacity.
-  DiskUsageSource usage = FileSystemDiskUsage(*s_.fs);
+  // RocketMQ's getDiskPartitionSpaceUsedPercent: (total - free) / total, rounded up to a
+  // whole percent (as the store's retention computes it).
+  auto usage = [this](const std::string& path) -> Result<double> {
+    RS_ASSIGN_OR_RETURN(DiskUsage du, s_.fs->GetDiskUsage(path));
+    if (du.total_bytes == 0) return -1.0;
+    const uint64_t used = du.total_bytes - std::min(du.free_bytes, du.total_bytes);
+    return std::ceil(static_cast<double>(used) * 100.0 / static_cast<double>(du.total_bytes)) /
+           100.0;
+  };
   const std::string log_dir = layout::CommitLogDir(s_.root_dir);
   auto log_ratio = usage(log_dir);
   const std::string log_ratio_text = JavaDouble(log_ratio.ok() ? *log_ratio : -1.0);

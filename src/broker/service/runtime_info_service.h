@@ -31,8 +31,8 @@ class RuntimeInfoService {
     FileSystem* fs = nullptr;
     Clock* clock = nullptr;
     DelayOffsetManager* delay_offsets = nullptr;
-    std::string root_dir;    // storePathRootDir
-    int64_t boot_ms = 0;     // when the broker started (epoch ms)
+    std::string root_dir;  // storePathRootDir
+    int64_t boot_ms = 0;   // when the broker started (epoch ms)
     // Fills the statistics keys (put/get totals, TPS, latencies); see runtime_stats.h.
     std::function<void(Table&)> stats;
   };

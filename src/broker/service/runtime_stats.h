@@ -51,14 +51,14 @@ class RuntimeStats {
   const BrokerStats& stats_;
   const StatsSampler& sampler_;
   mutable std::mutex mu_;
-  int64_t day_ = -1;                      // GUARDED_BY(mu_): local day of the last step
-  uint64_t put_today_morning_ = 0;        // GUARDED_BY(mu_)
-  uint64_t put_yesterday_morning_ = 0;    // GUARDED_BY(mu_)
-  uint64_t get_today_morning_ = 0;        // GUARDED_BY(mu_)
-  uint64_t get_yesterday_morning_ = 0;    // GUARDED_BY(mu_)
-  uint64_t put_requests_ = 0;             // GUARDED_BY(mu_): at the last step
-  uint64_t put_bytes_ = 0;                // GUARDED_BY(mu_)
-  std::deque<Sample> samples_;            // GUARDED_BY(mu_): last 601 s
+  int64_t day_ = -1;                    // GUARDED_BY(mu_): local day of the last step
+  uint64_t put_today_morning_ = 0;      // GUARDED_BY(mu_)
+  uint64_t put_yesterday_morning_ = 0;  // GUARDED_BY(mu_)
+  uint64_t get_today_morning_ = 0;      // GUARDED_BY(mu_)
+  uint64_t get_yesterday_morning_ = 0;  // GUARDED_BY(mu_)
+  uint64_t put_requests_ = 0;           // GUARDED_BY(mu_): at the last step
+  uint64_t put_bytes_ = 0;              // GUARDED_BY(mu_)
+  std::deque<Sample> samples_;          // GUARDED_BY(mu_): last 601 s
 };
 
 }  // namespace rocketstore::broker

@@ -28,9 +28,9 @@ std::string JsonEscaped(std::string_view s) {
 std::string FilterDataJson(const std::string& group, const SubscriptionData& sub) {
   if (sub.expression_type != "SQL92") return "null";
   return "{\"clientVersion\":" + std::to_string(sub.sub_version) +
-         ",\"consumerGroup\":" + JsonEscaped(group) + ",\"expression\":" +
-         JsonEscaped(sub.sub_string) + ",\"expressionType\":\"SQL92\",\"topic\":" +
-         JsonEscaped(sub.topic) + "}";
+         ",\"consumerGroup\":" + JsonEscaped(group) +
+         ",\"expression\":" + JsonEscaped(sub.sub_string) +
+         ",\"expressionType\":\"SQL92\",\"topic\":" + JsonEscaped(sub.topic) + "}";
 }
 }  // namespace
 

@@ -95,10 +95,14 @@ Verdict TopicService::Stats(std::string_view topic, std::vector<QueueStats>* out
 }
 
 std::vector<std::string> TopicService::SystemTopics() const {
-  std::set<std::string> all = {std::string(kAutoCreateTopicKey),     std::string(kScheduleTopic),
-                               std::string(kBenchmarkTopic),         std::string(kTransHalfTopic),
-                               std::string(kTraceTopic),             std::string(kTransOpHalfTopic),
-                               std::string(kTransCheckMaxTimeTopic), std::string(kSelfTestTopic),
+  std::set<std::string> all = {std::string(kAutoCreateTopicKey),
+                               std::string(kScheduleTopic),
+                               std::string(kBenchmarkTopic),
+                               std::string(kTransHalfTopic),
+                               std::string(kTraceTopic),
+                               std::string(kTransOpHalfTopic),
+                               std::string(kTransCheckMaxTimeTopic),
+                               std::string(kSelfTestTopic),
                                std::string(kOffsetMovedEventTopic)};
   all.insert(extra_system_topics_.begin(), extra_system_topics_.end());
   return {all.begin(), all.end()};

@@ -63,8 +63,8 @@ class Reader {
   }
   void Fail(std::string_view key, std::string_view what) {
     if (status_.ok()) {
-      status_ = InvalidArgument(std::string(body_) + ": " + std::string(key) + " " +
-                                std::string(what));
+      status_ =
+          InvalidArgument(std::string(body_) + ": " + std::string(key) + " " + std::string(what));
     }
   }
   const Status& status() const { return status_; }
@@ -133,7 +133,8 @@ Result<TopicStatsTable> TopicStatsTable::Decode(std::string_view json) {
     for (const JsonNode& m : table->children) {
       auto key = ParseRoot(m.key, "TopicStatsTable: offsetTable key");
       if (!key.ok()) return key.status();
-      if (!m.is_object()) return InvalidArgument("TopicStatsTable: an offsetTable value is not an object");
+      if (!m.is_object())
+        return InvalidArgument("TopicStatsTable: an offsetTable value is not an object");
       auto& [mq, off] = t.offset_table.emplace_back();
       r.String(key->root(), "topic", &mq.topic);
       r.String(key->root(), "brokerName", &mq.broker_name);
@@ -262,8 +263,7 @@ std::vector<uint8_t> SubscriptionGroupConfigBody::Encode() const {
 
 // ---- QueryConsumeQueueResponseBody ------------------------------------------------------
 
-Result<QueryConsumeQueueResponseBody> QueryConsumeQueueResponseBody::Decode(
-    std::string_view json) {
+Result<QueryConsumeQueueResponseBody> QueryConsumeQueueResponseBody::Decode(std::string_view json) {
   RS_ASSIGN_OR_RETURN(JsonTree tree, ParseRoot(json, "QueryConsumeQueueResponseBody"));
   Reader r("QueryConsumeQueueResponseBody");
   const JsonNode& o = tree.root();

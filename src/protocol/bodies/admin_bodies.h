@@ -94,8 +94,8 @@ struct ConsumeQueueData {
 };
 
 struct QueryConsumeQueueResponseBody {
-  std::optional<SubscriptionData> subscription_data;  // "subscriptionData"
-  std::optional<std::string> filter_data;             // "filterData"
+  std::optional<SubscriptionData> subscription_data;        // "subscriptionData"
+  std::optional<std::string> filter_data;                   // "filterData"
   std::optional<std::vector<ConsumeQueueData>> queue_data;  // "queueData"
   int64_t max_queue_index = 0;                              // "maxQueueIndex"
   int64_t min_queue_index = 0;                              // "minQueueIndex"

@@ -42,7 +42,7 @@ struct TopicRequestHeader {
 
 // DeleteSubscriptionGroupRequestHeader.
 struct DeleteSubscriptionGroupRequestHeader {
-  std::string group_name;     // "groupName", required
+  std::string group_name;      // "groupName", required
   bool remove_offset = false;  // "removeOffset", optional, default false (4.9.8 adds it)
 
   friend bool operator==(const DeleteSubscriptionGroupRequestHeader&,
