@@ -8,6 +8,7 @@
 
 #include "broker/broker.h"
 #include "broker/broker_conf.h"
+#include "console/console.h"
 #include "io/atomic_file.h"
 #include "io/posix_file_system.h"
 #include "log/log.h"
@@ -164,6 +165,36 @@ std::optional<BrokerOptions> PrepareBroker(const RunOptions& options) {
   return std::move(bo).value();
 }
 
+// The web console over the in-process broker; nullptr when off (port 0). A console that
+// cannot bind is an error (the operator asked for it).
+Result<std::unique_ptr<console::Console>> StartConsole(const RunOptions& o, Broker& broker,
+                                                       uint16_t namesrv_port) {
+  auto addr = console::ParseListenAddress(o.console_listen);
+  if (!addr.ok()) return addr.status();
+  if (addr->port == 0) {
+    RS_LOG_INFO("rocketstore: web console off (--console-listen 0)");
+    return std::unique_ptr<console::Console>();
+  }
+  console::ConsoleOptions co;
+  co.host = addr->host;
+  co.port = addr->port;
+  co.read_only = o.console_read_only;
+  co.version = "rocketstore 0.1.0 (RocketMQ 4.9.8 protocol and store format)";
+  co.cluster_name = broker.options().cluster_name;
+  co.namesrv_address = o.host + ":" + std::to_string(namesrv_port);
+  auto c = std::make_unique<console::Console>(broker, Clock::Real(), co);
+  RS_RETURN_IF_ERROR(c->Start());
+  if (!console::IsLoopbackHost(co.host)) {
+    RS_LOG_WARN(
+        "rocketstore: the web console listens on a non-loopback address without "
+        "authentication host={} (anyone who reaches it can {}; use --console-read-only or "
+        "bind 127.0.0.1)",
+        co.host, co.read_only ? "read everything" : "create/delete topics and reset offsets");
+  }
+  RS_LOG_INFO("rocketstore: web console url={} read_only={}", c->url(), co.read_only);
+  return c;
+}
+
 }  // namespace
 
 int RunServe(const RunOptions& options) {
@@ -175,7 +206,15 @@ int RunServe(const RunOptions& options) {
   if (bo->namesrv_addrs.empty()) bo->namesrv_addrs = {"127.0.0.1:" + std::to_string(ns->port())};
   auto broker = StartBroker(*bo);
   if (!broker) return 1;
+  auto web = StartConsole(options, *broker, ns->port());
+  if (!web.ok()) {
+    RS_LOG_ERROR("rocketstore: {}", web.status().message());
+    (void)StopBroker(*broker);
+    ns->Stop();
+    return 1;
+  }
   WaitForShutdownSignal(set);
+  if (*web) (*web)->Stop();
   int rc = StopBroker(*broker);
   ns->Stop();
   return rc;

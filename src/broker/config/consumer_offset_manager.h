@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -31,6 +32,10 @@ class ConsumerOffsetManager final : public ConfigManager {
   int64_t Query(std::string_view group, std::string_view topic, int32_t queue_id) const;
   // The offsets of one group on one topic: queue id -> offset.
   std::map<int32_t, int64_t> QueryAll(std::string_view group, std::string_view topic) const;
+  // The topics `group` has committed offsets for (RocketMQ's whichTopicByConsumer).
+  std::set<std::string> TopicsOf(std::string_view group) const;
+  // Every group with a committed offset.
+  std::set<std::string> Groups() const;
 
  private:
   std::string EncodeLocked() const override;
