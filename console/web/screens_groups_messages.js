@@ -74,6 +74,9 @@ function indexSteps(entry) {
   const rows = entry.steps.map(s => {
     if (s.type === 'key') return h('tr', {}, h('td', { colspan: 6 }, `key ${s.key}: hash ${s.keyHash}, slot ${s.slot} of ${s.hashSlotNum}`));
     if (s.type === 'indexFile') return h('tr', {}, h('td', { colspan: 6 }, `index file ${s.file}: slot at byte ${s.slotPosition} holds entry ${s.slotValue}` + (s.timeMatched ? '' : ' (outside time range)')));
+    if (s.type !== 'entry') {  // the record a candidate offset names, checked for topic and key
+      return h('tr', {}, h('td', { colspan: 6 }, `record at ${s.physicalOffset}: topic ${s.topic}, queue ${s.queueId}, queue offset ${s.queueOffset} — topic and key really match`));
+    }
     return h('tr', {}, num(s.entryNumber), num(s.keyHash), num(s.physicalOffset), num(s.timeDiff), num(s.prevIndex), h('td', {}, s.matched ? 'match' : 'other'));
   });
   return [h('h4', {}, `index: key "${entry.key}"`), table(['entry', 'key hash', 'phy offset', 'time diff', 'prev entry', ''], rows, 'index-table'),
@@ -86,7 +89,8 @@ export async function message(view, params) {
   const body = h('pre', { testid: 'body' }, d.bodyIsText ? d.bodyText : d.bodyHex);
   const asJson = () => { try { body.textContent = JSON.stringify(JSON.parse(d.bodyText), null, 2); } catch { body.textContent = '(not JSON)'; } };
   const out = h('span', { testid: 'resend-result' });
-  view.replaceChildren(h('h2', {}, `Message at commit-log offset ${m.offset}`),
+  // h() flattens arrays and skips null; replaceChildren would print them.
+  view.replaceChildren(h('div', {}, h('h2', {}, `Message at commit-log offset ${m.offset}`),
     table(['field', 'value'], [
       ['msgId (offset)', m.msgId], ['UNIQ_KEY', m.uniqKey], ['topic', m.topic], ['queue', m.queueId], ['queue offset', m.queueOffset],
       ['tags', m.tags], ['keys', m.keys], ['born', `${time(d.bornTimestamp)} from ${d.bornHost}`], ['stored', `${time(m.storeTimestamp)} on ${d.storeHost}`],
@@ -106,5 +110,5 @@ export async function message(view, params) {
       h('button', { onclick: asJson }, 'JSON')), body,
     d.dlq ? h('p', {}, h('button', { testid: 'resend', onclick: async () => {
       try { const r = await post('/api/messages/resend-dlq', { offset: m.offset }); out.textContent = `resent to ${r.topic} queue ${r.queueId} (offset ${r.offset})`; } catch (err) { out.textContent = err.message; }
-    } }, 'Resend to its topic'), ' ', out) : null);
+    } }, 'Resend to its topic'), ' ', out) : null));
 }

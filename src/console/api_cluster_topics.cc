@@ -233,6 +233,10 @@ HttpReply ConsoleApi::CreateTopic(const HttpRequest& r) {
     return ErrorReply(400,
                       "parameter 'perm' must be RW, R or W (got \"" + perm.substr(0, 20) + "\")");
   }
+  if (broker::IsSystemTopic(*name) ||
+      *name == broker::ReplyTopicOf(broker_.options().cluster_name)) {
+    return ErrorReply(403, "topic " + *name + " is a system topic: the console does not change it");
+  }
   broker::TopicService* service = broker_.topic_service();
   if (!service) return ErrorReply(503, "the broker is not started yet: try again");
   broker::TopicConfig config;

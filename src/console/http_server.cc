@@ -2,6 +2,7 @@
 
 #include <httplib.h>
 
+#include <atomic>
 #include <charconv>
 #include <exception>
 
@@ -29,6 +30,12 @@ Status ConsoleServer::Start(const std::string& host, uint16_t port) {
   httplib::Server& s = *server_;
   s.new_task_queue = [] { return new httplib::ThreadPool(2); };
   s.set_payload_max_length(64 * 1024);
+  // httplib's default adds SO_REUSEPORT, which would let a second console (or anything)
+  // bind the same port silently; SO_REUSEADDR alone still allows a quick restart.
+  s.set_socket_options([](socket_t sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+  });
   s.set_read_timeout(10, 0);
   auto api = [this](const httplib::Request& req, httplib::Response& res) {
     HttpRequest r;
@@ -77,7 +84,15 @@ Status ConsoleServer::Start(const std::string& host, uint16_t port) {
                       "or 0 to turn the console off");
   }
   port_ = static_cast<uint16_t>(bound);
-  thread_ = std::thread([&s] { s.listen_after_bind(); });
+  auto exited = std::make_shared<std::atomic<bool>>(false);
+  thread_ = std::thread([&s, exited] {
+    s.listen_after_bind();
+    exited->store(true);
+  });
+  // httplib's stop() does nothing until the accept loop runs (is_running), so a Stop()
+  // right after Start() would leave the thread in accept forever: wait for it here (the
+  // socket is already bound; this takes microseconds).
+  while (!s.is_running() && !exited->load()) std::this_thread::yield();
   return Status::OK();
 }
 

@@ -62,7 +62,7 @@ void WriteWhereItLives(Writer& w, MessageStore& store, const format::RecordView&
   const int64_t seg_start = off - off % so.commit_log_segment_size;
   w.Key("commitLog");
   w.StartObject();
-  w.Key("file"), Str(w, CommitLogDir(so.root_dir) + "/" + SegmentFileName(seg_start));
+  w.Key("file"), Str(w, layout::CommitLogDir(so.root_dir) + "/" + SegmentFileName(seg_start));
   w.Key("segmentStart"), w.Int64(seg_start);
   w.Key("position"), w.Int64(off - seg_start);
   w.Key("physicalOffset"), w.Int64(off);
@@ -80,8 +80,8 @@ void WriteWhereItLives(Writer& w, MessageStore& store, const format::RecordView&
   w.Key("topic"), Str(w, topic);
   w.Key("queueId"), w.Int(r.queue_id);
   w.Key("unit"), w.Int64(r.queue_offset);
-  w.Key("file"),
-      Str(w, ConsumeQueueDir(so.root_dir, topic, r.queue_id) + "/" + SegmentFileName(cq_start));
+  w.Key("file"), Str(w, layout::ConsumeQueueDir(so.root_dir, topic, r.queue_id) + "/" +
+                            SegmentFileName(cq_start));
   w.Key("position"), w.Int64(logical - cq_start);
   auto units = store.GetQueueUnits(topic, r.queue_id, QueueOffset(r.queue_offset), 1);
   if (units.ok() && !units->empty()) {

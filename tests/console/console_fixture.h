@@ -52,7 +52,9 @@ class ConsoleFixture : public ::testing::Test {
   }
   void TearDown() override {
     api_.reset();
-    if (broker_) EXPECT_TRUE(broker_->Stop().ok());
+    if (broker_) {
+      EXPECT_TRUE(broker_->Stop().ok());
+    }
     if (ns_) ns_->Stop();
   }
   std::unique_ptr<ConsoleApi> MakeApi(bool read_only) {
