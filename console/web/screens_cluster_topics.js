@@ -25,7 +25,7 @@ export async function cluster(view) {
       h('td', {}, b.flushDiskType), h('td', {}, c.namesrv))], 'brokers-table'),
     lineChart([{ name: 'put msg/s', points: b.rates.putSeries }, { name: 'consumed msg/s', points: b.rates.getSeries }],
       { label: 'messages per second', width: 640 }),
-    h('p', { class: 'muted' }, `consumed = growth of committed offsets; updated ${time(c.nowMs)}`));
+    h('p', { class: 'muted' }, `put and consumed = messages sent and pulled as the broker counts them (broker stats); updated ${time(c.nowMs)}`));
 }
 
 export function topicsForm(onDone) {

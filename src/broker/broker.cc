@@ -127,6 +127,7 @@ void Broker::BuildServices() {
   RetryService::Options rto;
   rto.auto_create_subscription_group = options_.auto_create_subscription_group;
   rto.broker_permission = options_.broker_permission;
+  rto.stats = stats_.get();
   retry_ = std::make_unique<RetryService>(rto, *groups_, *topics_, *reput_, request_registration);
   pipeline_.Add(std::make_unique<MessageCheckHook>(options_.store.max_message_body_bytes));
   pipeline_.Add(std::make_unique<HalfMessageHook>());  // before the delay levels
@@ -142,6 +143,7 @@ void Broker::BuildServices() {
   so.broker_name = options_.broker_name;
   so.auto_create_topic = options_.auto_create_topic;
   so.groups = groups_.get();
+  so.stats = stats_.get();
   send_ = std::make_unique<SendService>(so, *store_, *topics_, pipeline_, request_registration);
   schedule_ = std::make_unique<ScheduleDeliveryService>(*delay_levels_, *store_, *reput_,
                                                         *delay_offsets_, clock_);
@@ -173,6 +175,7 @@ void Broker::BuildServices() {
   po.long_polling = options_.long_polling;
   po.short_polling_ms = options_.short_polling_ms;
   po.enable_property_filter = options_.enable_property_filter;
+  po.stats = stats_.get();
   pull_ = std::make_unique<PullService>(po, clock_, *store_, *topics_, *groups_, *offsets_,
                                         *consumers_, *holds_);
   clients_ = std::make_unique<ClientService>(*consumers_, *producers_, *topics_, *groups_,
@@ -201,6 +204,9 @@ void Broker::BuildServices() {
   services.reply = reply_.get();
   services.calls = calls_.get();
   services.transactions = transactions_.get();
+  sampler_ = std::make_unique<StatsSampler>(*stats_, options_.cluster_name);
+  services.stats = stats_.get();
+  services.stats_sampler = sampler_.get();
   frontend_ = std::make_unique<RemotingFrontend>(services);
 }
 
@@ -270,7 +276,10 @@ void Broker::StartRunners() {
         holds_->RunOnce(now_ms());
         calls_->RunOnce(calls_->NowMs());
       });
-  for (ServiceRunner* r : {registrar_runner_.get(), client_runner_.get(), hold_runner_.get()}) {
+  stats_runner_ = std::make_unique<ServiceRunner>(
+      "broker-stats", milliseconds(1000), [this] { sampler_->RunOnce(clock_.NowMillis()); });
+  for (ServiceRunner* r : {registrar_runner_.get(), client_runner_.get(), hold_runner_.get(),
+                           stats_runner_.get()}) {
     r->Start();
   }
   schedule_->Start();
@@ -296,7 +305,8 @@ Status Broker::Stop() {
   frontend_->SetReady(false);
   schedule_->Stop();
   transactions_->Stop();
-  for (ServiceRunner* r : {registrar_runner_.get(), client_runner_.get(), hold_runner_.get()}) {
+  for (ServiceRunner* r : {registrar_runner_.get(), client_runner_.get(), hold_runner_.get(),
+                           stats_runner_.get()}) {
     r->Stop();
   }
   if (timer_runner_) timer_runner_->Stop();

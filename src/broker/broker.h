@@ -44,6 +44,8 @@
 #include "broker/schedule/schedule_delivery_service.h"
 #include "broker/service/reput.h"
 #include "broker/service/timer_service.h"
+#include "broker/stats/broker_stats.h"
+#include "broker/stats/stats_sampler.h"
 #include "broker/transaction/transaction_service.h"
 #include "io/file_system.h"
 #include "store/message_store.h"
@@ -85,6 +87,10 @@ class Broker {
   TopicService* topic_service() { return topic_service_.get(); }
   OffsetService* offset_service() { return offset_service_.get(); }
   const Reputter* reputter() const { return reput_.get(); }
+  // The message counters (puts, gets, send-backs) and their minute/hour/day windows,
+  // sampled every second while the broker runs (null before Start).
+  BrokerStats& stats() { return *stats_; }
+  StatsSampler* stats_sampler() { return sampler_.get(); }
 
  private:
   Status OpenStoreAndConfig();
@@ -114,6 +120,9 @@ class Broker {
   timer::TimerIndex* timer_index_ = nullptr;  // owned by the store (an extra sink)
   std::unique_ptr<TimerService> timer_service_;
   std::unique_ptr<ServiceRunner> timer_runner_;
+  std::unique_ptr<BrokerStats> stats_ = std::make_unique<BrokerStats>();
+  std::unique_ptr<StatsSampler> sampler_;
+  std::unique_ptr<ServiceRunner> stats_runner_;
   std::unique_ptr<SendService> send_;
   std::unique_ptr<PullService> pull_;
   std::unique_ptr<ClientService> clients_;

@@ -38,14 +38,6 @@ int HttpStatusOf(const broker::Verdict& v) {
   }
 }
 
-// Sum of the max offsets of a topic's queues: every message ever put (a counter).
-int64_t PutTotal(MessageStore& store, const broker::TopicConfig& t) {
-  int64_t n = 0;
-  const int32_t queues = std::max(t.read_queue_nums, t.write_queue_nums);
-  for (int32_t q = 0; q < queues; ++q) n += store.GetMaxOffsetInQueue(t.name, q).value();
-  return n;
-}
-
 std::string PermString(int32_t perm) {
   std::string s;
   s += (perm & broker::kPermRead) ? 'R' : '-';
@@ -58,26 +50,26 @@ std::string PermString(int32_t perm) {
 RateSampler::Source ConsoleReadings(broker::Broker& broker) {
   return [&broker] {
     std::map<std::string, Reading> out;
-    MessageStore& store = broker.store();
-    int64_t put = 0, get = 0;
-    const auto groups = KnownGroups(broker);
-    std::map<std::string, int64_t> consumed;  // topic -> sum of committed offsets
-    for (const std::string& g : groups) {
-      const GroupStats s = ComputeGroupStats(broker, g);
-      out["lag:" + g] = {s.diff_total, Reading::Kind::kGauge};
-      for (const QueueStats& q : s.queues) consumed[q.topic] += q.consumer_offset;
+    // Puts and gets as the broker counts them (broker/stats: SendService and PullService),
+    // the numbers GET_BROKER_RUNTIME_INFO and the metrics exporter report too.
+    const broker::StatsSnapshot snap = broker.stats().Collect();
+    std::map<std::string, int64_t> put, get;
+    uint64_t put_bytes = 0;
+    for (const auto& [key, t] : snap.puts) {
+      put[key.first] += static_cast<int64_t>(t.messages);
+      put_bytes += t.bytes;
     }
+    for (const auto& [key, t] : snap.gets) get[key.first] += static_cast<int64_t>(t.messages);
     for (const broker::TopicConfig& t : broker.topics().List()) {
-      const int64_t p = PutTotal(store, t);
-      put += p;
-      out["put:" + t.name] = {p, Reading::Kind::kCounter};
-      const int64_t c = consumed.count(t.name) ? consumed[t.name] : 0;
-      get += c;
-      out["get:" + t.name] = {c, Reading::Kind::kCounter};
+      out["put:" + t.name] = {put.count(t.name) ? put[t.name] : 0, Reading::Kind::kCounter};
+      out["get:" + t.name] = {get.count(t.name) ? get[t.name] : 0, Reading::Kind::kCounter};
     }
-    out["cluster:put"] = {put, Reading::Kind::kCounter};
-    out["cluster:get"] = {get, Reading::Kind::kCounter};
-    out["cluster:putBytes"] = {store.MaxPhysicalOffset().value(), Reading::Kind::kCounter};
+    for (const std::string& g : KnownGroups(broker)) {
+      out["lag:" + g] = {ComputeGroupStats(broker, g).diff_total, Reading::Kind::kGauge};
+    }
+    out["cluster:put"] = {static_cast<int64_t>(snap.TotalPutMessages()), Reading::Kind::kCounter};
+    out["cluster:get"] = {static_cast<int64_t>(snap.TotalGetMessages()), Reading::Kind::kCounter};
+    out["cluster:putBytes"] = {static_cast<int64_t>(put_bytes), Reading::Kind::kCounter};
     return out;
   };
 }
@@ -139,8 +131,10 @@ HttpReply ConsoleApi::Cluster() {
     w.EndObject();
     w.Key("rates");
     w.StartObject();
-    w.Key("putTps"), w.Double(rates_.Latest("cluster:put"));
-    w.Key("getTps"), w.Double(rates_.Latest("cluster:get"));
+    // The broker's own 10 s rates (GET_BROKER_RUNTIME_INFO's putTps / getTransferedTps).
+    const broker::StatsSampler* bs = broker_.stats_sampler();
+    w.Key("putTps"), w.Double(bs ? bs->PutTps(10) : rates_.Latest("cluster:put"));
+    w.Key("getTps"), w.Double(bs ? bs->GetTps(10) : rates_.Latest("cluster:get"));
     w.Key("putBytesPerSec"), w.Double(rates_.Latest("cluster:putBytes"));
     w.Key("putSeries"), internal::WriteSeries(w, rates_.Series("cluster:put"));
     w.Key("getSeries"), internal::WriteSeries(w, rates_.Series("cluster:get"));

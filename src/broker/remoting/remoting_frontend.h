@@ -37,6 +37,8 @@
 #include "broker/service/send_service.h"
 #include "broker/service/timer_service.h"
 #include "broker/service/topic_service.h"
+#include "broker/stats/broker_stats.h"
+#include "broker/stats/stats_sampler.h"
 #include "broker/transaction/transaction_service.h"
 #include "net/remoting_server.h"
 
@@ -58,6 +60,8 @@ struct BrokerServices {
   ReplyService* reply = nullptr;                // 324 / 325 (registered when set)
   ClientCalls* calls = nullptr;                 // answers to broker -> client requests
   TransactionService* transactions = nullptr;   // END_TRANSACTION (37)
+  BrokerStats* stats = nullptr;                 // message counters (admin, metrics)
+  StatsSampler* stats_sampler = nullptr;        // their minute/hour/day windows
 };
 
 class RemotingFrontend {

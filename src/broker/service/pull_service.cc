@@ -193,7 +193,14 @@ std::optional<PullResult> PullService::PullOnce(const RequestContext& context,
   r.min_offset = got.min_offset.value();
   r.max_offset = got.max_offset.value();
   r.topic_sys_flag = topic->sys_flag;
-  if (r.verdict.ok()) r.messages = std::move(got.messages);
+  if (r.verdict.ok()) {
+    if (options_.stats && !got.messages.empty()) {
+      options_.stats->OnGet(req.topic, req.consumer_group,
+                            static_cast<uint32_t>(got.messages.size()),
+                            static_cast<uint64_t>(got.total_bytes));
+    }
+    r.messages = std::move(got.messages);
+  }
 
   const bool nothing = r.verdict.outcome == Outcome::kPullNotFound ||
                        (!first_pass && r.verdict.outcome == Outcome::kPullRetryImmediately);

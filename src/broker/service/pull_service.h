@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "base/clock.h"
+#include "broker/stats/broker_stats.h"
 #include "broker/metadata.h"
 #include "broker/service/client_channel.h"
 #include "broker/service/consumer_manager.h"
@@ -78,6 +79,9 @@ class PullService {
     bool long_polling = true;
     int64_t short_polling_ms = 1000;     // shortPollingTimeMills
     bool enable_property_filter = true;  // enablePropertyFilter (RocketMQ ships false)
+    // When set, every pull that returns messages is counted (per topic and group). Must
+    // outlive the service.
+    BrokerStats* stats = nullptr;
   };
   using Callback = std::function<void(PullResult)>;
 

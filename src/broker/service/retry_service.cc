@@ -109,12 +109,16 @@ SendBackResult RetryService::SendBack(const RequestContext& context,
   // Java's HashMap of the record's properties, changed in the order SendMessageProcessor
   // changes it (PropertiesBuilder keeps HashMap's iteration order).
   format::PropertiesBuilder props = format::PropertiesBuilder::FromString(m.properties);
-  if (!props.Get(format::kPropertyRetryTopic)) props.Put(format::kPropertyRetryTopic, m.topic);
+  const auto retry_topic = props.Get(format::kPropertyRetryTopic);
+  const std::string original_topic(retry_topic ? *retry_topic : m.topic);
+  if (!retry_topic) props.Put(format::kPropertyRetryTopic, m.topic);
   props.Put(format::kPropertyWait, "false");
   int32_t delay_level = request.delay_level;
+  bool to_dlq = false;
   const int32_t max_times = MaxReconsumeTimes(context.version, request.max_reconsume_times, *group);
   if (m.reconsume_times >= max_times || delay_level < 0) {
     topic = DlqTopicOf(request.group);
+    to_dlq = true;
     queue_id = RandomBelow(kDlqQueueNums);
     EnsureTopic(topic, kDlqQueueNums, 0);
     delay_level = 0;
@@ -139,6 +143,7 @@ SendBackResult RetryService::SendBack(const RequestContext& context,
     if (!put.verdict.remark.empty()) why += ": " + put.verdict.remark;
     return fail(Outcome::kSystemError, std::move(why));
   }
+  if (options_.stats) options_.stats->OnSendBack(original_topic, request.group, to_dlq);
   r.topic = std::string(draft.topic());  // a hook may have moved it (delay levels)
   r.queue_id = draft.queue_id;
   return r;

@@ -33,6 +33,7 @@
 #include <string>
 #include <string_view>
 
+#include "broker/stats/broker_stats.h"
 #include "broker/hooks/put_pipeline.h"
 #include "broker/metadata.h"
 #include "broker/service/client_channel.h"
@@ -67,6 +68,9 @@ class RetryService {
   struct Options {
     bool auto_create_subscription_group = true;          // autoCreateSubscriptionGroup
     int32_t broker_permission = kPermRead | kPermWrite;  // brokerPermission
+    // When set, every stored send-back is counted under the message's original topic
+    // (RETRY_TOPIC, else its topic) and the group. Must outlive the service.
+    BrokerStats* stats = nullptr;
   };
 
   RetryService(Options options, SubscriptionGroupManager& groups, TopicConfigManager& topics,

@@ -199,17 +199,32 @@ std::optional<SendResult> SendService::Send(const RequestContext& context,
   const int32_t queue_id =
       msgs.front().topic == kTransHalfTopic ? resolved.queue_id : msgs.front().queue_id;
   const bool batch = request.batch;
+  // What the statistics call it: the client's topic, typed by where the pipeline sent it.
+  const std::string_view stored_topic = msgs.front().topic;
+  const MessageType type = stored_topic == kTransHalfTopic ? MessageType::kTransaction
+                           : stored_topic == kScheduleTopic || stored_topic == kTimerTopic
+                               ? MessageType::kDelay
+                           : resolved.config.order ? MessageType::kFifo
+                                                   : MessageType::kNormal;
   if (!store_.PutWaitsForFlush(wait)) {
     PutMessageResult put =
         batch ? store_.PutMessages(msgs, wait) : store_.PutMessage(msgs[0], wait);
     SendResult r = BuildResult(put, queue_id, batch, std::move(uniq), sizes);
-    if (r.stored()) r.recall_handle = std::move(recall);
+    if (r.stored()) {
+      r.recall_handle = std::move(recall);
+      Count(request.topic, type, put);
+    }
     return r;
   }
   auto finish = [this, done = std::move(later), queue_id, batch, uniq = std::move(uniq),
-                 recall = std::move(recall), sizes = std::move(sizes)](PutMessageResult put) {
+                 recall = std::move(recall), sizes = std::move(sizes),
+                 topic = options_.stats ? request.topic : std::string(),
+                 type](PutMessageResult put) {
     SendResult r = BuildResult(put, queue_id, batch, uniq, sizes);
-    if (r.stored()) r.recall_handle = recall;
+    if (r.stored()) {
+      r.recall_handle = recall;
+      Count(topic, type, put);
+    }
     done(std::move(r));
   };
   if (batch) {
@@ -218,6 +233,13 @@ std::optional<SendResult> SendService::Send(const RequestContext& context,
     store_.PutMessageAsync(msgs[0], wait, std::move(finish));
   }
   return std::nullopt;
+}
+
+void SendService::Count(std::string_view topic, MessageType type,
+                        const PutMessageResult& put) const {
+  if (options_.stats == nullptr || put.count <= 0) return;
+  options_.stats->OnPut(topic, type, static_cast<uint32_t>(put.count),
+                        static_cast<uint64_t>(put.total_bytes));
 }
 
 SendResult SendService::BuildResult(const PutMessageResult& put, int32_t queue_id, bool batch,

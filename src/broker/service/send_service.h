@@ -31,6 +31,7 @@
 #include "broker/metadata.h"
 #include "broker/service/client_channel.h"
 #include "broker/service/outcome.h"
+#include "broker/stats/broker_stats.h"
 #include "store/message_store.h"
 
 namespace rocketstore::broker {
@@ -79,6 +80,9 @@ class SendService {
     // When set, an unknown %RETRY%<group> topic gets the group's retryQueueNums queues
     // (else 1). Must outlive the service.
     const SubscriptionGroupManager* groups = nullptr;
+    // When set, every stored send is counted (per topic and message type). Must outlive
+    // the service.
+    BrokerStats* stats = nullptr;
   };
   using Callback = std::function<void(SendResult)>;
 
@@ -111,6 +115,8 @@ class SendService {
 
  private:
   // `uniq` becomes the result's transaction id (moved, not copied).
+  // Counts a stored put in options_.stats (when set).
+  void Count(std::string_view topic, MessageType type, const PutMessageResult& put) const;
   SendResult BuildResult(const PutMessageResult& put, int32_t queue_id, bool batch,
                          std::string uniq, const std::vector<int64_t>& sizes) const;
 

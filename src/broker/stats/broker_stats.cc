@@ -1,0 +1,253 @@
+#include "broker/stats/broker_stats.h"
+
+#include <functional>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace rocketstore::broker {
+namespace {
+
+// A key of any family: puts use (a = topic, c = type), gets and retries (a = topic,
+// b = group). Looked up through KeyView so the hot path builds no string.
+struct KeyView {
+  std::string_view a;
+  std::string_view b;
+  uint8_t c = 0;
+};
+
+struct Key {
+  std::string a;
+  std::string b;
+  uint8_t c = 0;
+  KeyView view() const { return {a, b, c}; }
+};
+
+struct KeyHash {
+  using is_transparent = void;
+  size_t operator()(const KeyView& k) const noexcept {
+    const size_t h1 = std::hash<std::string_view>{}(k.a);
+    const size_t h2 = std::hash<std::string_view>{}(k.b);
+    return h1 ^ (h2 * 0x9E3779B97F4A7C15ull) ^ (size_t{k.c} << 1);
+  }
+  size_t operator()(const Key& k) const noexcept { return (*this)(k.view()); }
+};
+
+struct KeyEq {
+  using is_transparent = void;
+  static bool Eq(const KeyView& x, const KeyView& y) {
+    return x.c == y.c && x.a == y.a && x.b == y.b;
+  }
+  bool operator()(const Key& x, const Key& y) const { return Eq(x.view(), y.view()); }
+  bool operator()(const Key& x, const KeyView& y) const { return Eq(x.view(), y); }
+  bool operator()(const KeyView& x, const Key& y) const { return Eq(x, y.view()); }
+};
+
+// Single-writer counter: the owning thread adds without a locked instruction; readers
+// see a torn-free value through the atomic.
+struct Counter {
+  std::atomic<uint64_t> v{0};
+  void Add(uint64_t n) {
+    v.store(v.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+  }
+  uint64_t Get() const { return v.load(std::memory_order_relaxed); }
+};
+
+struct PutCell {
+  Counter messages, bytes, requests;
+  std::array<Counter, kMessageSizeBuckets.size() + 1> buckets;
+};
+struct GetCell {
+  Counter messages, bytes, requests;
+};
+struct RetryCell {
+  Counter send_backs, to_dlq;
+};
+
+size_t BucketOf(uint64_t size) {
+  for (size_t i = 0; i < kMessageSizeBuckets.size(); ++i) {
+    if (size <= kMessageSizeBuckets[i]) return i;
+  }
+  return kMessageSizeBuckets.size();
+}
+
+std::atomic<uint64_t> g_next_id{1};
+
+}  // namespace
+
+// One thread's cells. `owned` holds the cells of admitted keys; `index` maps every key
+// this thread has seen to its cell, or to `overflow` for a key past the cap.
+template <typename Cell>
+struct Family {
+  std::unordered_map<Key, std::unique_ptr<Cell>, KeyHash, KeyEq> owned;
+  std::unordered_map<Key, Cell*, KeyHash, KeyEq> folded;  // keys past the cap -> overflow
+  Cell overflow;
+  bool overflow_used = false;
+};
+
+struct BrokerStats::Shard {
+  std::mutex mu;  // the owner takes it to insert; Collect to read the maps
+  Family<PutCell> puts;
+  Family<GetCell> gets;
+  Family<RetryCell> retries;
+};
+
+struct BrokerStats::Registry {
+  std::mutex mu;
+  std::vector<std::unique_ptr<Shard>> shards;
+  // The distinct keys admitted so far per family, across threads.
+  std::unordered_set<Key, KeyHash, KeyEq> put_keys, get_keys, retry_keys;
+};
+
+namespace {
+
+// The hot path: the cell for `k` in this thread's family, inserting (under the shard's
+// mutex, and the registry's for the cap) the first time this thread sees the key.
+template <typename Cell>
+Cell& CellFor(Family<Cell>& f, std::mutex& shard_mu, const KeyView& k, std::mutex& reg_mu,
+              std::unordered_set<Key, KeyHash, KeyEq>& admitted, size_t max_keys,
+              std::atomic<uint64_t>& dropped) {
+  if (auto it = f.owned.find(k); it != f.owned.end()) return *it->second;
+  if (auto it = f.folded.find(k); it != f.folded.end()) return *it->second;
+  Key key{std::string(k.a), std::string(k.b), k.c};
+  bool admit;
+  {
+    std::lock_guard<std::mutex> l(reg_mu);
+    admit = admitted.count(key) > 0 || admitted.size() < max_keys;
+    if (admit) admitted.insert(key);
+  }
+  std::lock_guard<std::mutex> l(shard_mu);
+  if (admit) {
+    auto cell = std::make_unique<Cell>();
+    Cell& ref = *cell;
+    f.owned.emplace(std::move(key), std::move(cell));
+    return ref;
+  }
+  dropped.fetch_add(1, std::memory_order_relaxed);
+  f.overflow_used = true;
+  // Remember the decision so the key does not take the slow path again, within bounds
+  // (key names are bounded by the topic and group configs, but be safe).
+  if (f.folded.size() < 2 * max_keys) f.folded.emplace(std::move(key), &f.overflow);
+  return f.overflow;
+}
+
+}  // namespace
+
+std::string_view MessageTypeLabel(MessageType type) {
+  switch (type) {
+    case MessageType::kNormal:
+      return "normal";
+    case MessageType::kFifo:
+      return "fifo";
+    case MessageType::kDelay:
+      return "delay";
+    case MessageType::kTransaction:
+      return "transaction";
+  }
+  return "normal";
+}
+
+uint64_t StatsSnapshot::TotalPutMessages() const {
+  uint64_t n = 0;
+  for (const auto& [k, v] : puts) n += v.messages;
+  return n;
+}
+
+uint64_t StatsSnapshot::TotalGetMessages() const {
+  uint64_t n = 0;
+  for (const auto& [k, v] : gets) n += v.messages;
+  return n;
+}
+
+BrokerStats::BrokerStats(size_t max_keys)
+    : id_(g_next_id.fetch_add(1, std::memory_order_relaxed)),
+      max_keys_(max_keys),
+      registry_(std::make_unique<Registry>()) {}
+
+BrokerStats::~BrokerStats() = default;
+
+BrokerStats::Shard& BrokerStats::LocalShard() {
+  // (instance id, shard) pairs of the instances this thread has counted for. Ids are never
+  // reused, so the entry of a destroyed instance is never matched again.
+  thread_local std::vector<std::pair<uint64_t, Shard*>> cache;
+  for (const auto& [id, shard] : cache) {
+    if (id == id_) return *shard;
+  }
+  auto shard = std::make_unique<Shard>();
+  Shard* raw = shard.get();
+  {
+    std::lock_guard<std::mutex> l(registry_->mu);
+    registry_->shards.push_back(std::move(shard));
+  }
+  cache.emplace_back(id_, raw);
+  return *raw;
+}
+
+void BrokerStats::OnPut(std::string_view topic, MessageType type, uint32_t messages,
+                        uint64_t bytes) {
+  Shard& s = LocalShard();
+  PutCell& c = CellFor(s.puts, s.mu, KeyView{topic, {}, static_cast<uint8_t>(type)}, registry_->mu,
+                       registry_->put_keys, max_keys_, dropped_);
+  c.messages.Add(messages);
+  c.bytes.Add(bytes);
+  c.requests.Add(1);
+  if (messages > 0) c.buckets[BucketOf(bytes / messages)].Add(messages);
+}
+
+void BrokerStats::OnGet(std::string_view topic, std::string_view group, uint32_t messages,
+                        uint64_t bytes) {
+  Shard& s = LocalShard();
+  GetCell& c = CellFor(s.gets, s.mu, KeyView{topic, group, 0}, registry_->mu, registry_->get_keys,
+                       max_keys_, dropped_);
+  c.messages.Add(messages);
+  c.bytes.Add(bytes);
+  c.requests.Add(1);
+}
+
+void BrokerStats::OnSendBack(std::string_view topic, std::string_view group, bool to_dlq) {
+  Shard& s = LocalShard();
+  RetryCell& c = CellFor(s.retries, s.mu, KeyView{topic, group, 0}, registry_->mu,
+                         registry_->retry_keys, max_keys_, dropped_);
+  c.send_backs.Add(1);
+  if (to_dlq) c.to_dlq.Add(1);
+}
+
+StatsSnapshot BrokerStats::Collect() const {
+  StatsSnapshot out;
+  std::vector<Shard*> shards;
+  {
+    std::lock_guard<std::mutex> l(registry_->mu);
+    for (const auto& s : registry_->shards) shards.push_back(s.get());
+  }
+  const std::string overflow(kOverflowKey);
+  auto add_put = [](PutTotals& t, const PutCell& c) {
+    t.messages += c.messages.Get();
+    t.bytes += c.bytes.Get();
+    t.requests += c.requests.Get();
+    for (size_t i = 0; i < t.size_buckets.size(); ++i) t.size_buckets[i] += c.buckets[i].Get();
+  };
+  auto add_get = [](GetTotals& t, const GetCell& c) {
+    t.messages += c.messages.Get();
+    t.bytes += c.bytes.Get();
+    t.requests += c.requests.Get();
+  };
+  auto add_retry = [](RetryTotals& t, const RetryCell& c) {
+    t.send_backs += c.send_backs.Get();
+    t.to_dlq += c.to_dlq.Get();
+  };
+  for (Shard* s : shards) {
+    std::lock_guard<std::mutex> l(s->mu);
+    for (const auto& [k, c] : s->puts.owned) add_put(out.puts[{k.a, MessageType(k.c)}], *c);
+    if (s->puts.overflow_used)
+      add_put(out.puts[{overflow, MessageType::kNormal}], s->puts.overflow);
+    for (const auto& [k, c] : s->gets.owned) add_get(out.gets[{k.a, k.b}], *c);
+    if (s->gets.overflow_used) add_get(out.gets[{overflow, overflow}], s->gets.overflow);
+    for (const auto& [k, c] : s->retries.owned) add_retry(out.retries[{k.a, k.b}], *c);
+    if (s->retries.overflow_used) {
+      add_retry(out.retries[{overflow, overflow}], s->retries.overflow);
+    }
+  }
+  out.dropped_keys = dropped_.load(std::memory_order_relaxed);
+  return out;
+}
+
+}  // namespace rocketstore::broker

@@ -1,0 +1,121 @@
+// File: broker/stats/broker_stats.h
+//
+// BrokerStats: the broker's message counters — one source of numbers for the admin
+// protocol (VIEW_BROKER_STATS_DATA 315, GET_BROKER_RUNTIME_INFO 28) and the Prometheus
+// exporter. What is counted, and where:
+//   puts    per (topic, message type): messages, bytes, requests, a message-size
+//           histogram — SendService, after the store accepted the message (Java's
+//           TOPIC_PUT_NUMS / TOPIC_PUT_SIZE, RocketMQ 5's rocketmq_messages_in_total,
+//           rocketmq_throughput_in_total, rocketmq_message_size)
+//   gets    per (topic, consumer group): messages, bytes, requests — PullService, for
+//           the messages a pull returned (GROUP_GET_NUMS / GROUP_GET_SIZE,
+//           rocketmq_messages_out_total, rocketmq_throughput_out_total)
+//   send-backs and DLQ moves per (topic, group) — RetryService (SNDBCK_PUT_NUMS,
+//           rocketmq_send_to_dlq_messages_total)
+//
+// The hot path takes no lock and allocates nothing once a key has been seen on a thread:
+// every thread that counts has its own shard (a map from key to cells that only it
+// writes), found through a thread-local cache; a cell is a handful of relaxed atomics
+// with a single writer. The shard's mutex is taken by its owner only to insert a key it
+// has not seen, and by readers (Collect) to walk the map.
+//
+// Cardinality is bounded: at most `max_keys` distinct keys per family (puts, gets,
+// send-backs) across all threads. Counts for a key past the cap go to one overflow cell
+// per family, reported under the key `kOverflowKey`, and `dropped_keys()` counts the
+// keys that were folded in (each once per thread that saw it).
+//
+// Thread-safety: every method from any thread. Ownership: no references kept to the
+// caller's strings. Durability: none; the counters live in memory and start at zero.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace rocketstore::broker {
+
+// RocketMQ 5's TopicMessageType values as metric labels ("normal", "fifo", "delay",
+// "transaction").
+enum class MessageType : uint8_t { kNormal = 0, kFifo = 1, kDelay = 2, kTransaction = 3 };
+std::string_view MessageTypeLabel(MessageType type);
+
+// Upper bounds (bytes, inclusive) of the message-size histogram's buckets; RocketMQ 5's
+// rocketmq_message_size buckets. A last implicit bucket holds everything larger (+Inf).
+inline constexpr std::array<uint64_t, 6> kMessageSizeBuckets = {
+    1024, 4 * 1024, 512 * 1024, 1024 * 1024, 2 * 1024 * 1024, 4 * 1024 * 1024};
+
+struct PutTotals {
+  uint64_t messages = 0;
+  uint64_t bytes = 0;
+  uint64_t requests = 0;
+  // Cumulative per bucket as Prometheus wants it is left to the exporter: these are
+  // per-bucket counts, the last one (+Inf) included.
+  std::array<uint64_t, kMessageSizeBuckets.size() + 1> size_buckets{};
+};
+
+struct GetTotals {
+  uint64_t messages = 0;
+  uint64_t bytes = 0;
+  uint64_t requests = 0;
+};
+
+struct RetryTotals {
+  uint64_t send_backs = 0;  // CONSUMER_SEND_MSG_BACK re-puts (to %RETRY% or %DLQ%)
+  uint64_t to_dlq = 0;      // of which went to %DLQ%<group>
+};
+
+// Everything counted so far, summed over the threads. Keys: puts (topic, type), gets
+// and retries (topic, group).
+struct StatsSnapshot {
+  std::map<std::pair<std::string, MessageType>, PutTotals> puts;
+  std::map<std::pair<std::string, std::string>, GetTotals> gets;
+  std::map<std::pair<std::string, std::string>, RetryTotals> retries;
+  uint64_t dropped_keys = 0;
+
+  // Sums over every key (the broker's totals).
+  uint64_t TotalPutMessages() const;
+  uint64_t TotalGetMessages() const;
+};
+
+class BrokerStats {
+ public:
+  static constexpr size_t kDefaultMaxKeys = 10000;
+  // The topic (and group) under which counts past the cardinality cap are reported.
+  static constexpr std::string_view kOverflowKey = "__overflow__";
+
+  explicit BrokerStats(size_t max_keys = kDefaultMaxKeys);
+  ~BrokerStats();
+  BrokerStats(const BrokerStats&) = delete;
+  BrokerStats& operator=(const BrokerStats&) = delete;
+
+  // One put request that stored `messages` messages of `bytes` in total (a batch is one
+  // request; its messages are put in the histogram at their average size).
+  void OnPut(std::string_view topic, MessageType type, uint32_t messages, uint64_t bytes);
+  // One pull that returned `messages` messages of `bytes` (body + properties as stored).
+  void OnGet(std::string_view topic, std::string_view group, uint32_t messages, uint64_t bytes);
+  // A consumer's send-back of a message of `topic` (the original topic); `to_dlq` when it
+  // went to the dead-letter queue.
+  void OnSendBack(std::string_view topic, std::string_view group, bool to_dlq);
+
+  StatsSnapshot Collect() const;
+  uint64_t dropped_keys() const { return dropped_.load(std::memory_order_relaxed); }
+
+ private:
+  struct Shard;
+  struct Registry;
+  Shard& LocalShard();
+
+  const uint64_t id_;  // never reused, so a thread's stale cache entry never matches
+  const size_t max_keys_;
+  std::unique_ptr<Registry> registry_;
+  std::atomic<uint64_t> dropped_{0};
+};
+
+}  // namespace rocketstore::broker

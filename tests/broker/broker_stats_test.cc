@@ -1,0 +1,208 @@
+// BrokerStats (per-thread counters, cardinality cap) and StatsSampler (Java's
+// StatsItem windows, the broker's per-second rates).
+#include "broker/stats/broker_stats.h"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+#include <vector>
+
+#include "broker/stats/stats_sampler.h"
+
+namespace rocketstore::broker {
+namespace {
+
+TEST(BrokerStatsTest, NothingCountedIsAnEmptySnapshot) {
+  BrokerStats stats;
+  StatsSnapshot s = stats.Collect();
+  EXPECT_TRUE(s.puts.empty());
+  EXPECT_TRUE(s.gets.empty());
+  EXPECT_TRUE(s.retries.empty());
+  EXPECT_EQ(s.TotalPutMessages(), 0u);
+}
+
+TEST(BrokerStatsTest, PutsAreKeyedByTopicAndTypeWithASizeHistogram) {
+  BrokerStats stats;
+  stats.OnPut("T", MessageType::kNormal, 1, 100);
+  stats.OnPut("T", MessageType::kNormal, 4, 4 * 2000);  // a batch of 2000-byte messages
+  stats.OnPut("T", MessageType::kDelay, 1, 10 * 1024 * 1024);
+  stats.OnPut("U", MessageType::kTransaction, 1, 1024);
+  StatsSnapshot s = stats.Collect();
+  ASSERT_EQ(s.puts.size(), 3u);
+  const PutTotals& t = s.puts.at({"T", MessageType::kNormal});
+  EXPECT_EQ(t.messages, 5u);
+  EXPECT_EQ(t.bytes, 8100u);
+  EXPECT_EQ(t.requests, 2u);
+  EXPECT_EQ(t.size_buckets[0], 1u);                                            // <= 1 KiB
+  EXPECT_EQ(t.size_buckets[1], 4u);                                            // <= 4 KiB
+  EXPECT_EQ(s.puts.at({"T", MessageType::kDelay}).size_buckets.back(), 1u);    // > 4 MiB
+  EXPECT_EQ(s.puts.at({"U", MessageType::kTransaction}).size_buckets[0], 1u);  // 1024 inclusive
+  EXPECT_EQ(s.TotalPutMessages(), 7u);
+  EXPECT_EQ(MessageTypeLabel(MessageType::kFifo), "fifo");
+}
+
+TEST(BrokerStatsTest, GetsAndSendBacksAreKeyedByTopicAndGroup) {
+  BrokerStats stats;
+  stats.OnGet("T", "g1", 3, 300);
+  stats.OnGet("T", "g1", 2, 200);
+  stats.OnGet("T", "g2", 1, 10);
+  stats.OnSendBack("T", "g1", false);
+  stats.OnSendBack("T", "g1", true);
+  StatsSnapshot s = stats.Collect();
+  EXPECT_EQ(s.gets.at({"T", "g1"}).messages, 5u);
+  EXPECT_EQ(s.gets.at({"T", "g1"}).bytes, 500u);
+  EXPECT_EQ(s.gets.at({"T", "g1"}).requests, 2u);
+  EXPECT_EQ(s.gets.at({"T", "g2"}).messages, 1u);
+  EXPECT_EQ(s.TotalGetMessages(), 6u);
+  EXPECT_EQ(s.retries.at({"T", "g1"}).send_backs, 2u);
+  EXPECT_EQ(s.retries.at({"T", "g1"}).to_dlq, 1u);
+}
+
+TEST(BrokerStatsTest, KeysPastTheCapAreFoldedIntoTheOverflowKeyAndCounted) {
+  BrokerStats stats(2);
+  stats.OnPut("a", MessageType::kNormal, 1, 1);
+  stats.OnPut("b", MessageType::kNormal, 1, 1);
+  stats.OnPut("c", MessageType::kNormal, 1, 1);
+  stats.OnPut("d", MessageType::kNormal, 2, 2);
+  stats.OnPut("c", MessageType::kNormal, 1, 1);  // cached: not counted as dropped again
+  stats.OnPut("a", MessageType::kNormal, 1, 1);  // admitted keys keep counting
+  StatsSnapshot s = stats.Collect();
+  EXPECT_EQ(s.puts.size(), 3u);
+  EXPECT_EQ(s.puts.at({"a", MessageType::kNormal}).messages, 2u);
+  EXPECT_EQ(s.puts.at({std::string(BrokerStats::kOverflowKey), MessageType::kNormal}).messages, 4u);
+  EXPECT_EQ(s.dropped_keys, 2u);
+  EXPECT_EQ(stats.dropped_keys(), 2u);
+  EXPECT_EQ(s.TotalPutMessages(), 7u);  // nothing lost, only folded
+}
+
+TEST(BrokerStatsTest, TheCapCountsDistinctKeysAcrossThreads) {
+  BrokerStats stats(2);
+  std::thread([&] { stats.OnPut("a", MessageType::kNormal, 1, 1); }).join();
+  std::thread([&] { stats.OnPut("a", MessageType::kNormal, 1, 1); }).join();
+  std::thread([&] { stats.OnPut("b", MessageType::kNormal, 1, 1); }).join();
+  StatsSnapshot s = stats.Collect();
+  EXPECT_EQ(s.dropped_keys, 0u);
+  EXPECT_EQ(s.puts.at({"a", MessageType::kNormal}).messages, 2u);
+}
+
+// Many writer threads and a reader collecting all along: the final sums are exact (and
+// TSan, which runs the `threads` label, sees no race).
+TEST(BrokerStatsThreadsTest, ConcurrentWritersAndReaderSumExactly) {
+  BrokerStats stats;
+  constexpr int kThreads = 4, kPerThread = 20000;
+  std::atomic<bool> done{false};
+  std::thread reader([&] {
+    uint64_t last = 0;
+    while (!done.load()) {
+      const uint64_t now = stats.Collect().TotalPutMessages();
+      EXPECT_GE(now, last);  // totals never go back
+      last = now;
+    }
+  });
+  std::vector<std::thread> writers;
+  for (int t = 0; t < kThreads; ++t) {
+    writers.emplace_back([&stats, t] {
+      const std::string topic = "T" + std::to_string(t % 2);
+      for (int i = 0; i < kPerThread; ++i) {
+        stats.OnPut(topic, MessageType::kNormal, 1, 100);
+        stats.OnGet(topic, "g", 1, 100);
+      }
+    });
+  }
+  for (auto& w : writers) w.join();
+  done = true;
+  reader.join();
+  StatsSnapshot s = stats.Collect();
+  EXPECT_EQ(s.TotalPutMessages(), uint64_t{kThreads} * kPerThread);
+  EXPECT_EQ(s.TotalGetMessages(), uint64_t{kThreads} * kPerThread);
+  EXPECT_EQ(s.puts.at({"T0", MessageType::kNormal}).bytes, 2u * kPerThread * 100);
+}
+
+TEST(BrokerStatsTest, TwoInstancesOnOneThreadKeepTheirOwnCounts) {
+  auto a = std::make_unique<BrokerStats>();
+  BrokerStats b;
+  a->OnPut("T", MessageType::kNormal, 1, 1);
+  b.OnPut("T", MessageType::kNormal, 2, 2);
+  a.reset();
+  BrokerStats c;  // may reuse a's address: must not see a's shard
+  c.OnPut("T", MessageType::kNormal, 3, 3);
+  EXPECT_EQ(b.Collect().TotalPutMessages(), 2u);
+  EXPECT_EQ(c.Collect().TotalPutMessages(), 3u);
+}
+
+TEST(StatsSamplerTest, UnknownItemsAreNotFound) {
+  BrokerStats stats;
+  StatsSampler sampler(stats, "C");
+  sampler.RunOnce(1'000'000);
+  EXPECT_FALSE(sampler.View("TOPIC_PUT_NUMS", "T"));
+  stats.OnPut("T", MessageType::kNormal, 1, 1);
+  EXPECT_FALSE(sampler.View("TOPIC_PUT_NUMS", "T"));  // not sampled yet
+  EXPECT_FALSE(sampler.View("NO_SUCH_STATS", "T"));
+}
+
+// Java's StatsItem: samples every 10 s (minute list of 7), 10 min (hour, 7), 1 h (day,
+// 25); the first sample is preceded by (now - period, 0, 0).
+TEST(StatsSamplerTest, MinuteWindowFollowsJavasStatsItem) {
+  BrokerStats stats;
+  StatsSampler sampler(stats, "C");
+  int64_t now = 1'000'000;
+  stats.OnPut("T", MessageType::kNormal, 10, 1000);  // 1 request of 10 messages
+  sampler.RunOnce(now);
+  auto v = sampler.View("TOPIC_PUT_NUMS", "T");
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->minute.sum, 10);
+  EXPECT_DOUBLE_EQ(v->minute.tps, 1.0);     // 10 over the synthetic 10 s
+  EXPECT_DOUBLE_EQ(v->minute.avgpt, 10.0);  // 10 messages per request
+  EXPECT_EQ(v->hour.sum, 10);
+  EXPECT_EQ(sampler.View("TOPIC_PUT_SIZE", "T")->minute.sum, 1000);
+  EXPECT_EQ(sampler.View("BROKER_PUT_NUMS", "C")->minute.sum, 10);
+
+  // Steps between the 10 s marks take no minute sample.
+  for (int i = 1; i <= 9; ++i) {
+    stats.OnPut("T", MessageType::kNormal, 1, 1);
+    sampler.RunOnce(now + i * 1000);
+  }
+  EXPECT_EQ(sampler.View("TOPIC_PUT_NUMS", "T")->minute.sum, 10);
+  // Eight more 10 s samples: the list keeps 7, so the window is the last 60 s.
+  for (int i = 1; i <= 8; ++i) {
+    stats.OnPut("T", MessageType::kNormal, 6, 6);
+    sampler.RunOnce(now + i * 10'000);
+  }
+  v = sampler.View("TOPIC_PUT_NUMS", "T");
+  EXPECT_EQ(v->minute.sum, 36);  // 6 samples * 6 messages after the first kept one
+  EXPECT_DOUBLE_EQ(v->minute.tps, 36 * 1000.0 / 60'000);
+  EXPECT_DOUBLE_EQ(v->minute.avgpt, 6.0);  // 6 requests in the window, 6 messages each
+}
+
+TEST(StatsSamplerTest, GroupItemsAreKeyedTopicAtGroup) {
+  BrokerStats stats;
+  StatsSampler sampler(stats, "C");
+  stats.OnGet("T", "g", 4, 40);
+  stats.OnSendBack("T", "g", false);
+  sampler.RunOnce(50'000);
+  EXPECT_EQ(sampler.View("GROUP_GET_NUMS", "T@g")->minute.sum, 4);
+  EXPECT_EQ(sampler.View("GROUP_GET_SIZE", "T@g")->minute.sum, 40);
+  EXPECT_EQ(sampler.View("SNDBCK_PUT_NUMS", "T@g")->minute.sum, 1);
+  EXPECT_EQ(sampler.View("BROKER_GET_NUMS", "C")->minute.sum, 4);
+}
+
+TEST(StatsSamplerTest, BrokerRatesOverTheLastSeconds) {
+  BrokerStats stats;
+  StatsSampler sampler(stats, "C");
+  EXPECT_EQ(sampler.PutTps(10), 0);
+  int64_t now = 0;
+  for (int s = 0; s <= 700; ++s) {
+    stats.OnPut("T", MessageType::kNormal, s < 650 ? 100 : 10, 1);  // 100/s, then 10/s
+    stats.OnGet("T", "g", 5, 50);
+    sampler.RunOnce(now + s * 1000);
+  }
+  EXPECT_DOUBLE_EQ(sampler.PutTps(10), 10.0);
+  EXPECT_DOUBLE_EQ(sampler.PutTps(60), (9 * 100 + 51 * 10) / 60.0);
+  EXPECT_DOUBLE_EQ(sampler.GetTps(600), 5.0);
+  EXPECT_DOUBLE_EQ(sampler.GetTransferredBytesPerSecond(60), 50.0);
+  EXPECT_EQ(sampler.PutMessagesTotal(), 650u * 100 + 51 * 10);
+  EXPECT_EQ(sampler.GetMessagesTotal(), 701u * 5);
+}
+
+}  // namespace
+}  // namespace rocketstore::broker
