@@ -207,6 +207,14 @@ void Broker::BuildServices() {
   sampler_ = std::make_unique<StatsSampler>(*stats_, options_.cluster_name);
   services.stats = stats_.get();
   services.stats_sampler = sampler_.get();
+  // admin part B
+  consume_stats_ =
+      std::make_unique<ConsumeStatsService>(clock_, options_.broker_name, *store_, *topics_,
+                                            *offsets_, *groups_, *consumers_, sampler_.get());
+  client_admin_ = std::make_unique<ClientAdminService>(options_.broker_name, *store_, *topics_,
+                                                       *offsets_, *consumers_);
+  services.consume_stats = consume_stats_.get();
+  services.client_admin = client_admin_.get();
   frontend_ = std::make_unique<RemotingFrontend>(services);
 }
 
@@ -240,6 +248,7 @@ Status Broker::Start() {
   address_ = options_.advertised_addr.empty()
                  ? options_.server.host + ":" + std::to_string(server_->port())
                  : options_.advertised_addr;
+  consume_stats_->set_broker_addr(address_);  // admin part B: ConsumeStatsList.brokerAddr
   auto host = format::HostAddress::Parse(address_);
   const format::HostAddress store_host =
       host.ok() ? *host : format::HostAddress::V4(127, 0, 0, 1, server_->port());
@@ -278,8 +287,8 @@ void Broker::StartRunners() {
       });
   stats_runner_ = std::make_unique<ServiceRunner>(
       "broker-stats", milliseconds(1000), [this] { sampler_->RunOnce(clock_.NowMillis()); });
-  for (ServiceRunner* r : {registrar_runner_.get(), client_runner_.get(), hold_runner_.get(),
-                           stats_runner_.get()}) {
+  for (ServiceRunner* r :
+       {registrar_runner_.get(), client_runner_.get(), hold_runner_.get(), stats_runner_.get()}) {
     r->Start();
   }
   schedule_->Start();
@@ -305,8 +314,8 @@ Status Broker::Stop() {
   frontend_->SetReady(false);
   schedule_->Stop();
   transactions_->Stop();
-  for (ServiceRunner* r : {registrar_runner_.get(), client_runner_.get(), hold_runner_.get(),
-                           stats_runner_.get()}) {
+  for (ServiceRunner* r :
+       {registrar_runner_.get(), client_runner_.get(), hold_runner_.get(), stats_runner_.get()}) {
     r->Stop();
   }
   if (timer_runner_) timer_runner_->Stop();

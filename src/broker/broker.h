@@ -125,6 +125,9 @@ class Broker {
   std::unique_ptr<RebalanceLockManager> locks_;  // orderly consumers' queue locks
   std::unique_ptr<ReplyService> reply_;          // request-reply (324 / 325)
   std::unique_ptr<TransactionService> transactions_;
+  // admin part B
+  std::unique_ptr<ConsumeStatsService> consume_stats_;
+  std::unique_ptr<ClientAdminService> client_admin_;
   std::unique_ptr<RemotingFrontend> frontend_;
   // Broker -> client requests awaiting answers: outlives the server (its io threads
   // deliver the answers), dies before the services its callbacks use.

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -31,6 +32,10 @@ class ConsumerOffsetManager final : public ConfigManager {
   int64_t Query(std::string_view group, std::string_view topic, int32_t queue_id) const;
   // The offsets of one group on one topic: queue id -> offset.
   std::map<int32_t, int64_t> QueryAll(std::string_view group, std::string_view topic) const;
+  // The topics `group` has offsets of (Java's whichTopicByConsumer), and the groups that
+  // have offsets of `topic` (whichGroupByTopic); keys are "topic@group".
+  std::set<std::string> TopicsOf(std::string_view group) const;
+  std::set<std::string> GroupsOf(std::string_view topic) const;
 
  private:
   std::string EncodeLocked() const override;

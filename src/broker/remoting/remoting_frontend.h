@@ -11,7 +11,9 @@
 // (11), client_handlers.cc (34, 35, 38, 46), admin_handlers.cc (offsets 14/15, topics 17,
 // queue metadata 29-32, queries 12/33, delay offsets 45), retry_handlers.cc (36),
 // lock_handlers.cc (order locks 41, 42), timer_handlers.cc (recall 370), reply_handlers.cc
-// (request-reply 324, 325), transaction_handlers.cc (37).
+// (request-reply 324, 325), transaction_handlers.cc (37); admin part B:
+// admin_consumer_handlers.cc (203, 204, 328, 208, 317, 300, 303), admin_stats_handlers.cc
+// (315), admin_client_handlers.cc (222, 223, 307, 309).
 //
 // Broker -> client requests that expect an answer go through BrokerServices::calls: each
 // connection's channel is created with it before its first request is handled.
@@ -24,10 +26,13 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 
 #include "broker/config/delay_offset_manager.h"
 #include "broker/remoting/client_calls.h"
+#include "broker/service/client_admin_service.h"
 #include "broker/service/client_service.h"
+#include "broker/service/consume_stats_service.h"
 #include "broker/service/offset_service.h"
 #include "broker/service/pull_service.h"
 #include "broker/service/query_service.h"
@@ -62,6 +67,11 @@ struct BrokerServices {
   TransactionService* transactions = nullptr;   // END_TRANSACTION (37)
   BrokerStats* stats = nullptr;                 // message counters (admin, metrics)
   StatsSampler* stats_sampler = nullptr;        // their minute/hour/day windows
+  // admin part B (registered when set): 203 204 328 208 317 300 303 (consume_stats,
+  // consumers, producers), 315 (stats_sampler), 222 223 307 309 (client_admin, query).
+  ConsumeStatsService* consume_stats = nullptr;
+  ClientAdminService* client_admin = nullptr;
+  // end admin part B
 };
 
 class RemotingFrontend {
@@ -77,6 +87,7 @@ class RemotingFrontend {
   using Reply = std::optional<protocol::RemotingCommand>;
   using Conn = net::ConnectionPtr;
   using Cmd = protocol::RemotingCommand;
+  using Handler = std::function<Reply(const Conn&, Cmd&)>;
 
   Reply OnSend(const Conn& c, Cmd& r);
   Reply OnPull(const Conn& c, Cmd& r);
@@ -100,6 +111,22 @@ class RemotingFrontend {
   Reply OnRecall(const Conn& c, Cmd& r);
   Reply OnSendReply(const Conn& c, Cmd& r);
   Reply OnEndTransaction(Cmd& r);
+  // admin part B: admin_consumer_handlers.cc, admin_stats_handlers.cc,
+  // admin_client_handlers.cc
+  void RegisterAdminPartB(const std::function<void(protocol::RequestCode, Handler)>& reg);
+  Reply OnConsumerConnectionList(Cmd& r);
+  Reply OnProducerConnectionList(Cmd& r);
+  Reply OnAllProducerInfo(Cmd& r);
+  Reply OnConsumeStats(Cmd& r);
+  Reply OnBrokerConsumeStats(Cmd& r);
+  Reply OnTopicConsumeByWho(Cmd& r);
+  Reply OnConsumeTimeSpan(Cmd& r);
+  Reply OnViewBrokerStatsData(Cmd& r);
+  Reply OnInvokeResetOffset(Cmd& r);
+  Reply OnInvokeConsumerStatus(const Conn& c, Cmd& r);
+  Reply OnConsumerRunningInfo(const Conn& c, Cmd& r);
+  Reply OnConsumeMessageDirectly(const Conn& c, Cmd& r);
+  // end admin part B
 
   BrokerServices s_;
   std::atomic<bool> ready_{false};

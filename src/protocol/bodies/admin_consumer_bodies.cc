@@ -503,6 +503,29 @@ Result<ResetOffsetBody> ResetOffsetBody::Decode(std::string_view json) {
   return ResetOffsetBody{std::move(*table)};
 }
 
+std::vector<uint8_t> ResetOffsetBodyForC::Encode() const {
+  std::vector<uint8_t> out;
+  JsonWriter w(&out);
+  w.BeginObject();
+  w.Key("offsetTable");
+  w.BeginArray();
+  for (const auto& [q, offset] : offset_table) {
+    w.BeginObject();
+    w.Key("brokerName");
+    w.String(q.broker_name);
+    w.Key("offset");
+    w.Int(offset);
+    w.Key("queueId");
+    w.Int(q.queue_id);
+    w.Key("topic");
+    w.String(q.topic);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+  return out;
+}
+
 std::vector<uint8_t> GetConsumerStatusBody::Encode() const {
   std::vector<uint8_t> out;
   JsonWriter w(&out);

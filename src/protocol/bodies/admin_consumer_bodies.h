@@ -25,6 +25,8 @@
 //                                      writes: "yyyy-MM-dd HH:mm:ss,SSS", local time)
 //   315 response  BrokerStatsData     {statsDay, statsHour, statsMinute: {avgpt, sum, tps}}
 //   222 response, 220 request body    ResetOffsetBody {offsetTable:{MQ: offset}}
+//   220 request body, CPP client ResetOffsetBodyForC {offsetTable:[{brokerName, offset,
+//                                      queueId, topic}]}
 //   221 response, 223 response        GetConsumerStatusBody {consumerTable:{clientId:
 //                                      {MQ: offset}}, messageQueueTable:{MQ: offset}}
 //
@@ -141,6 +143,13 @@ struct BrokerStatsDataBody {
 struct ResetOffsetBody {
   QueueOffsetTable offset_table;
   static Result<ResetOffsetBody> Decode(std::string_view json);
+  std::vector<uint8_t> Encode() const;
+};
+
+// 220's body for a CPP client (ResetOffsetBodyForC): {offsetTable:[{brokerName, offset,
+// queueId, topic}]}.
+struct ResetOffsetBodyForC {
+  QueueOffsetTable offset_table;
   std::vector<uint8_t> Encode() const;
 };
 
