@@ -205,6 +205,42 @@ TEST_F(AdminClientCallsTest, ConsumerRunningInfoTimeoutIsConsumeMsgTimeout) {
       << r.remark.value_or("");
 }
 
+TEST_F(AdminClientCallsTest, ConsumerRunningInfoOnAClosedConnectionIsSystemError) {
+  const auto frames = LoadFrames("java-4.9.8/consumer-running-info.json");
+  ConsumerHeartbeat(consumer_, "127.0.0.1@run-consumer", "CGV_run", {{"JV_run", 1}});
+  auto pending = CallAsync(FindFrame(frames, "GET_CONSUMER_RUNNING_INFO", false, 0).command);
+  (void)ToConsumer();
+  consumer_.Close();  // the client goes away before answering
+  RemotingCommand r = pending.get();
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.remark.value_or("").rfind(
+                "invoke consumer <CGV_run> <127.0.0.1@run-consumer> Exception: ", 0),
+            0u)
+      << r.remark.value_or("");
+}
+
+TEST_F(AdminClientCallsTest, ResetOffsetFromACppToolPushesTheListBody) {
+  PrepareReset();
+  ConsumerHeartbeat(consumer_, "127.0.0.1@reset-consumer", "CGV_reset", {{"JV_reset", 1}});
+  RemotingCommand req = protocol::MakeRequest(RequestCode::kInvokeBrokerToResetOffset);
+  req.language = protocol::LanguageCode::kCpp;
+  protocol::ResetOffsetRequestHeader{"JV_reset", "CGV_reset", kResetTime, true}.EncodeTo(req);
+  RemotingCommand r = Call(admin_, std::move(req));
+  ASSERT_EQ(r.code, 0) << r.remark.value_or("");
+  RemotingCommand push = ToConsumer();
+  EXPECT_EQ(push.code, 220);
+  EXPECT_EQ(Canonical(push.body.owned_text()),
+            "{\"offsetTable\":[{\"brokerName\":\"jbroker-a\",\"offset\":2,\"queueId\":0,"
+            "\"topic\":\"JV_reset\"},{\"brokerName\":\"jbroker-a\",\"offset\":1,\"queueId\":1,"
+            "\"topic\":\"JV_reset\"},{\"brokerName\":\"jbroker-a\",\"offset\":2,\"queueId\":2,"
+            "\"topic\":\"JV_reset\"},{\"brokerName\":\"jbroker-a\",\"offset\":3,\"queueId\":3,"
+            "\"topic\":\"JV_reset\"}]}");
+  // The admin's answer is the map form whatever the caller's language (as Java).
+  auto body = protocol::ResetOffsetBody::Decode(r.body.owned_text());
+  ASSERT_TRUE(body.ok()) << body.status();
+  EXPECT_EQ(body->offset_table.size(), 4u);
+}
+
 TEST_F(AdminClientCallsTest, ConsumeMessageDirectlyForwardsTheStoredMessage) {
   CreateTopic("JV_direct", 1);
   const std::string msg_id = Send("JV_direct", 0, "direct body");

@@ -151,6 +151,19 @@ TEST_F(AdminPartBTest, LagIsProducedMinusConsumedPerQueue) {
   EXPECT_NE(text.find("{\"G_lag\":[{\"consumeTps\":"), std::string::npos) << text;
   EXPECT_NE(text.find("\"brokerAddr\":\"" + broker_->address() + "\""), std::string::npos);
   EXPECT_EQ(Canonical(text).substr(0, 1), "{");  // parses (bare keys included)
+  // consumeTps: GROUP_GET_NUMS' minute tps, once the sampler (every second, at the fake
+  // clock's time) has two samples 10 s apart.
+  double tps = 0;
+  for (int i = 0; i < 5 && tps <= 0; ++i) {
+    clock_.AdvanceMillis(10001);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+    RemotingCommand again = protocol::MakeRequest(RequestCode::kGetConsumeStats);
+    h.EncodeTo(again);
+    auto s2 = protocol::ConsumeStatsBody::Decode(Call(admin_, std::move(again)).body.owned_text());
+    ASSERT_TRUE(s2.ok());
+    tps = s2->consume_tps;
+  }
+  EXPECT_GT(tps, 0);
   // isOrder=true: T_lag is not an order topic.
   RemotingCommand ordered = protocol::MakeRequest(RequestCode::kGetBrokerConsumeStats);
   ordered.SetBoolField("isOrder", true);
