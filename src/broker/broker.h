@@ -144,6 +144,9 @@ class Broker {
   std::unique_ptr<StoreAdminService> store_admin_;
   BrokerServices::AdminA admin_a_;
   int64_t boot_ms_ = 0;
+  // admin part B
+  std::unique_ptr<ConsumeStatsService> consume_stats_;
+  std::unique_ptr<ClientAdminService> client_admin_;
   std::unique_ptr<RemotingFrontend> frontend_;
   // Broker -> client requests awaiting answers: outlives the server (its io threads
   // deliver the answers), dies before the services its callbacks use.

@@ -159,4 +159,16 @@ std::set<std::string> ConsumerOffsetManager::Groups() const {
   return out;
 }
 
+std::set<std::string> ConsumerOffsetManager::GroupsOf(std::string_view topic) const {
+  std::set<std::string> out;
+  std::lock_guard lock(mu_);
+  for (const auto& [key, queues] : table_) {
+    const size_t at = key.find('@');
+    if (at != std::string::npos && std::string_view(key).substr(0, at) == topic) {
+      out.insert(key.substr(at + 1));
+    }
+  }
+  return out;
+}
+
 }  // namespace rocketstore::broker

@@ -43,6 +43,8 @@ class ConsumerOffsetManager final : public ConfigManager {
   bool Clone(std::string_view src, std::string_view dst, std::string_view topic);
   // Every group with a committed offset.
   std::set<std::string> Groups() const;
+  // The groups that have offsets of `topic` (Java's whichGroupByTopic).
+  std::set<std::string> GroupsOf(std::string_view topic) const;
 
  private:
   std::string EncodeLocked() const override;
