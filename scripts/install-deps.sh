@@ -15,6 +15,8 @@ PACKAGES=(
   libcli11-dev libfmt-dev libspdlog-dev           # CLI, formatting, logging
   libasio-dev rapidjson-dev libssl-dev            # networking, JSON, TLS/HMAC
   ccache                                          # faster rebuilds on a warm machine
+  libcpp-httplib-dev                              # HTTP: the /metrics endpoint
+  prometheus                                      # the metrics test scrapes with a real one
 )
 
 missing=()
