@@ -122,7 +122,7 @@ std::unique_ptr<Broker> StartBroker(const BrokerOptions& b) {
   }
   MessageStore& store = broker->store();
   RS_LOG_INFO(
-      "rocketstore: store state last_exit={} commitlog_min={} commitlog_max={} "
+      "rocketstore: store state last_exit=\"{}\" commitlog_min={} commitlog_max={} "
       "commitlog_flushed={} segments={} consume_queues={} recovery_ms={} writable={}",
       LastExitName(store.last_exit()), store.MinPhysicalOffset().value(),
       store.MaxPhysicalOffset().value(), store.FlushedPhysicalOffset().value(),

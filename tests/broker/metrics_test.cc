@@ -23,7 +23,7 @@ TEST(PromTextTest, EscapesLabelValuesAndHelp) {
   EXPECT_EQ(EscapeLabelValue("a\"b\\c\nd"), "a\\\"b\\\\c\\nd");
   EXPECT_EQ(EscapeLabelValue("plain"), "plain");
   EXPECT_EQ(EscapeHelp("x\\y\nz \"q\""), "x\\\\y\\nz \"q\"");
-  PromTextWriter w({{"cluster", "c\"1"}});
+  PromTextWriter w(PromLabels{{"cluster", "c\"1"}});
   w.Family("m_total", "counter", "line one\nline two");
   w.Sample({{"topic", "t\\x"}}, 3);
   const std::string text = w.Finish();
@@ -42,7 +42,7 @@ TEST(PromTextTest, FormatsValues) {
 }
 
 TEST(PromTextTest, HistogramBucketsAreCumulativeWithSumAndCount) {
-  PromTextWriter w({});
+  PromTextWriter w(PromLabels{});
   w.Family("h", "histogram", "help");
   const std::vector<double> bounds = {1, 5};
   const std::vector<uint64_t> counts = {2, 3, 4};  // per bucket, +Inf last
@@ -56,7 +56,7 @@ TEST(PromTextTest, HistogramBucketsAreCumulativeWithSumAndCount) {
 }
 
 TEST(PromTextTest, CapDropsLabelSetsAndReportsThem) {
-  PromTextWriter w({{"node_id", "b"}}, /*max_series=*/2);
+  PromTextWriter w(PromLabels{{"node_id", "b"}}, /*max_series=*/2);
   w.Family("g", "gauge", "help");
   w.Sample({{"topic", "a"}}, 1);
   w.Sample({{"topic", "b"}}, 2);

@@ -170,7 +170,7 @@ TEST_F(PrometheusIntegrationTest, PromQlSeesProducedConsumedAndLag) {
   pull.SetIntField("queueId", 0);
   pull.SetIntField("queueOffset", 0);
   pull.SetIntField("maxMsgNums", 32);
-  pull.SetIntField("sysFlag", 2);  // subscription in the request, no commit
+  pull.SetIntField("sysFlag", 4);  // FLAG_SUBSCRIPTION: in the request; no commit
   pull.SetIntField("commitOffset", 0);
   pull.SetIntField("suspendTimeoutMillis", 0);
   pull.SetField("subscription", "*");

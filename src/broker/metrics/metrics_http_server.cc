@@ -18,6 +18,12 @@ Status MetricsHttpServer::Start(const std::string& host, uint16_t port) {
   auto server = std::make_unique<httplib::Server>();
   // One worker: scrapes are rare and serialised; no thread pool per core.
   server->new_task_queue = [] { return new httplib::ThreadPool(1); };
+  // SO_REUSEADDR only: cpp-httplib's default adds SO_REUSEPORT, with which a second broker
+  // on the same port would share it silently instead of failing to start.
+  server->set_socket_options([](socket_t sock) {
+    int yes = 1;
+    (void)setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+  });
   server->Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
     res.set_content(render_(), kTextFormat);
   });

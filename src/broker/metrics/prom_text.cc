@@ -1,5 +1,6 @@
 #include "broker/metrics/prom_text.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 
@@ -40,13 +41,14 @@ std::string EscapeHelp(std::string_view text) {
 std::string FormatValue(double value) {
   if (std::isnan(value)) return "NaN";
   if (std::isinf(value)) return value > 0 ? "+Inf" : "-Inf";
-  char buf[32];
+  char buf[40];
   if (value == std::floor(value) && std::fabs(value) < 9.007199254740992e15) {
     std::snprintf(buf, sizeof(buf), "%.0f", value);
-  } else {
-    std::snprintf(buf, sizeof(buf), "%.17g", value);
+    return buf;
   }
-  return buf;
+  // The shortest text that reads back as the same double (0.1, not 0.10000000000000001).
+  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), value);
+  return ec == std::errc() ? std::string(buf, end) : std::string("NaN");
 }
 
 PromTextWriter::PromTextWriter(PromLabels common, size_t max_series) : max_series_(max_series) {

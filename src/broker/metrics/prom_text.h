@@ -35,7 +35,7 @@ using PromLabels = std::vector<std::pair<std::string_view, std::string_view>>;
 std::string EscapeLabelValue(std::string_view value);
 // `\` -> `\\`, newline -> `\n` (HELP text).
 std::string EscapeHelp(std::string_view text);
-// A sample value: integers without a fraction, others with up to 17 significant digits;
+// A sample value: integers without a fraction, others in the shortest round-trip form;
 // +Inf, -Inf, NaN as Prometheus spells them.
 std::string FormatValue(double value);
 
