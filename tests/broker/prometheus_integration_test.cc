@@ -19,6 +19,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <iterator>
 #include <thread>
 
 #include "net/remoting_client.h"
@@ -228,6 +229,17 @@ TEST_F(PrometheusIntegrationTest, PromQlSeesProducedConsumedAndLag) {
             1);
   EXPECT_EQ(WaitFor(prom, "rocketstore_storage_writable", 1), 1);
   EXPECT_EQ(serve.Terminate(), 0);
+
+  // Start-up printed every endpoint and the store's state, as key=value lines.
+  std::ifstream log_in(o.log_file);
+  const std::string log((std::istreambuf_iterator<char>(log_in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(log.find("rocketstore: metrics listening endpoint=http://127.0.0.1:" +
+                     std::to_string(metrics_port) + "/metrics"),
+            std::string::npos)
+      << log;
+  EXPECT_NE(log.find("rocketstore: broker listening name=broker-a"), std::string::npos);
+  EXPECT_NE(log.find("rocketstore: name server listening endpoint="), std::string::npos);
+  EXPECT_NE(log.find("rocketstore: store state last_exit="), std::string::npos);
 }
 
 }  // namespace
