@@ -314,10 +314,10 @@ int RunMetricsAb(int rounds, double seconds, int io_threads, int broker_threads,
       "order alternating; %s, %u cores\n",
       rounds, seconds, g_sync_flush ? "SYNC_FLUSH" : "ASYNC_FLUSH",
       std::thread::hardware_concurrency());
-  std::printf("%-6s %-14s %12s %12s %8s %12s %12s\n", "round", "row", "on sends/s",
-              "off sends/s", "on/off", "on cpu/send", "off cpu/send");
+  std::printf("%-6s %-14s %12s %12s %8s %12s %12s\n", "round", "row", "on sends/s", "off sends/s",
+              "on/off", "on cpu/send", "off cpu/send");
   const std::string body(1024, 'x');
-  std::vector<double> ratio_sync, ratio_pipe;
+  std::vector<double> ratio_sync, ratio_pipe, cpu_sync, cpu_pipe;
   size_t scrape_bytes = 0;
   for (int r = 0; r < rounds; ++r) {
     const bool on_first = r % 2 == 0;
@@ -337,23 +337,28 @@ int RunMetricsAb(int rounds, double seconds, int io_threads, int broker_threads,
       return RunPipelined(b.address(), 1, 256, io_threads, seconds, body);
     });
     scrape_bytes = on->RenderMetrics().size();  // what a scrape costs is on the scrape thread
-    auto print = [&](const char* name, const Row& a, const Row& b, std::vector<double>& ratios) {
+    auto print = [&](const char* name, const Row& a, const Row& b, std::vector<double>& ratios,
+                     std::vector<double>& cpu) {
       const double ratio = b.sends_per_sec > 0 ? a.sends_per_sec / b.sends_per_sec : 0;
       ratios.push_back(ratio);
+      if (a.sent > 0 && b.sent > 0 && b.cpu_nanos > 0) {
+        cpu.push_back((static_cast<double>(a.cpu_nanos) / a.sent) /
+                      (static_cast<double>(b.cpu_nanos) / b.sent));
+      }
       std::printf("%-6d %-14s %12s %12s %8.3f %12s %12s\n", r + 1, name,
                   HumanRate(a.sends_per_sec).c_str(), HumanRate(b.sends_per_sec).c_str(), ratio,
                   HumanNanos(a.sent ? a.cpu_nanos / a.sent : 0).c_str(),
                   HumanNanos(b.sent ? b.cpu_nanos / b.sent : 0).c_str());
     };
-    print("sync 1x1", sa, sb, ratio_sync);
-    print("pipelined 1x256", pa, pb, ratio_pipe);
+    print("sync 1x1", sa, sb, ratio_sync, cpu_sync);
+    print("pipelined 1x256", pa, pb, ratio_pipe, cpu_pipe);
   }
   const auto on_stats = on->stats().Collect();
   const auto off_stats = off->stats().Collect();
   std::printf(
-      "median on/off: sync 1x1 %.3f, pipelined 1x256 %.3f (counted on: %llu messages, off: "
-      "%llu; last scrape %zu bytes)\n",
-      Median(ratio_sync), Median(ratio_pipe),
+      "median on/off: sends/s sync 1x1 %.3f, pipelined 1x256 %.3f; cpu/send sync 1x1 %.3f, "
+      "pipelined 1x256 %.3f (counted on: %llu messages, off: %llu; last scrape %zu bytes)\n",
+      Median(ratio_sync), Median(ratio_pipe), Median(cpu_sync), Median(cpu_pipe),
       static_cast<unsigned long long>(on_stats.TotalPutMessages()),
       static_cast<unsigned long long>(off_stats.TotalPutMessages()), scrape_bytes);
   (void)on->Stop();
@@ -370,7 +375,7 @@ int main(int argc, char** argv) {
   int io_threads = 1;
   int broker_threads = 1;
   int64_t resident_mib = -1;  // -1: the store's default
-  int metrics_ab = 0;          // --metrics-ab N: rounds of metrics on vs off
+  int metrics_ab = 0;         // --metrics-ab N: rounds of metrics on vs off
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--seconds" && i + 1 < argc) {

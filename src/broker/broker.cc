@@ -74,7 +74,8 @@ Status Broker::OpenStoreAndConfig() {
         static_cast<ConfigManager*>(delay_offsets_.get())}) {
     RS_RETURN_IF_ERROR(m->Load());
     if (m->load_report().source == ConfigLoadReport::Source::kBackup) {
-      RS_LOG_WARN("broker: config file unreadable, loaded its backup report=\"{}\"", m->load_report().ToString());
+      RS_LOG_WARN("broker: config file unreadable, loaded its backup report=\"{}\"",
+                  m->load_report().ToString());
     }
   }
   // As RocketMQ's TopicConfigManager: the reply topic always exists (a topics.json entry
@@ -111,7 +112,8 @@ void Broker::BuildServices() {
   registrar_runner_ =
       std::make_unique<ServiceRunner>("broker-register", milliseconds(1000), [this] {
         if (Status s = registrar_->RunOnce(clock_.MonotonicNanos() / 1000000); !s.ok()) {
-          RS_LOG_WARN("broker: registration with the name servers failed error=\"{}\"", s.ToString());
+          RS_LOG_WARN("broker: registration with the name servers failed error=\"{}\"",
+                      s.ToString());
         }
       });
   registrar_->SetWake([r = registrar_runner_.get()] { r->Wake(); });
@@ -286,8 +288,8 @@ void Broker::StartRunners() {
       });
   stats_runner_ = std::make_unique<ServiceRunner>(
       "broker-stats", milliseconds(1000), [this] { sampler_->RunOnce(clock_.NowMillis()); });
-  for (ServiceRunner* r : {registrar_runner_.get(), client_runner_.get(), hold_runner_.get(),
-                           stats_runner_.get()}) {
+  for (ServiceRunner* r :
+       {registrar_runner_.get(), client_runner_.get(), hold_runner_.get(), stats_runner_.get()}) {
     r->Start();
   }
   schedule_->Start();
@@ -298,7 +300,8 @@ void Broker::StartRunners() {
         [this] {
           // A refused delivery stays pending and is retried at the next step.
           if (Status s = timer_service_->RunOnce(clock_.NowMillis()); !s.ok()) {
-            RS_LOG_WARN("timer: delivery step failed, retried next step error=\"{}\"", s.ToString());
+            RS_LOG_WARN("timer: delivery step failed, retried next step error=\"{}\"",
+                        s.ToString());
           }
         });
     timer_runner_->Start();
@@ -353,8 +356,8 @@ Status Broker::Stop() {
   frontend_->SetReady(false);
   schedule_->Stop();
   transactions_->Stop();
-  for (ServiceRunner* r : {registrar_runner_.get(), client_runner_.get(), hold_runner_.get(),
-                           stats_runner_.get()}) {
+  for (ServiceRunner* r :
+       {registrar_runner_.get(), client_runner_.get(), hold_runner_.get(), stats_runner_.get()}) {
     r->Stop();
   }
   if (timer_runner_) timer_runner_->Stop();

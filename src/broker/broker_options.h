@@ -20,7 +20,7 @@ struct BrokerOptions {
   std::string cluster_name = "DefaultCluster";  // brokerClusterName
   std::string broker_name = "broker-a";         // brokerName
   // Address published to name servers and stamped as STOREHOST; default host:port.
-  std::string advertised_addr;                  // brokerIP1 (+ listenPort)
+  std::string advertised_addr;  // brokerIP1 (+ listenPort)
   // The Prometheus endpoint, GET /metrics (docs/observability.md): RocketMQ 5's
   // metricsPromExporterHost / metricsPromExporterPort. Port 0 turns it off; -1 picks a
   // free port (tests; read it back with Broker::metrics_port()). Off for an embedded

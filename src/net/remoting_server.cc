@@ -326,7 +326,8 @@ void RemotingServer::Dispatch(const ConnectionPtr& conn, RemotingCommand& cmd) {
   if (options_.rpc_observer != nullptr) cmd.received_nanos = SteadyNowNanos();
   auto it = handlers_.find(cmd.code);
   if (it == handlers_.end()) {
-    if (!cmd.IsOneway()) conn->SendResponse(cmd, protocol::MakeRequestCodeNotSupportedResponse(cmd));
+    if (!cmd.IsOneway())
+      conn->SendResponse(cmd, protocol::MakeRequestCodeNotSupportedResponse(cmd));
     return;
   }
   std::optional<RemotingCommand> response = it->second(conn, cmd);

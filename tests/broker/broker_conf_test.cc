@@ -128,10 +128,9 @@ TEST(BrokerConfTest, MetricsExporterKeys) {
   BrokerOptions o;
   EXPECT_EQ(o.metrics_port, 0);  // an embedded broker serves no /metrics unless told
   EXPECT_EQ(o.metrics_host, "127.0.0.1");
-  ASSERT_TRUE(
-      ApplyBrokerConf("metricsPromExporterPort=19557\nmetricsPromExporterHost=0.0.0.0\n", o,
-                      nullptr)
-          .ok());
+  ASSERT_TRUE(ApplyBrokerConf("metricsPromExporterPort=19557\nmetricsPromExporterHost=0.0.0.0\n", o,
+                              nullptr)
+                  .ok());
   EXPECT_EQ(o.metrics_port, 19557);
   EXPECT_EQ(o.metrics_host, "0.0.0.0");
   Status s = ApplyBrokerConf("metricsPromExporterPort=70000\n", o, nullptr);

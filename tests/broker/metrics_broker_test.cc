@@ -57,7 +57,9 @@ class MetricsBrokerTest : public ::testing::Test {
   testing::TempDir dir_;
 };
 
-bool Has(const std::string& text, const std::string& s) { return text.find(s) != std::string::npos; }
+bool Has(const std::string& text, const std::string& s) {
+  return text.find(s) != std::string::npos;
+}
 
 TEST_F(MetricsBrokerTest, AnOccupiedPortFailsTheStartNamingIt) {
   Broker first(Options("a"));
@@ -85,8 +87,8 @@ TEST_F(MetricsBrokerTest, ScrapeHasStoreMetricsAndLag) {
   broker.offsets().Commit("MG", "MT", 0, 2);
   const std::string text = Scrape(broker.metrics_port());
   const std::string common = "cluster=\"DefaultCluster\",node_type=\"broker\",node_id=\"broker-a\"";
-  EXPECT_TRUE(Has(text, "rocketmq_messages_in_total{" + common +
-                            ",topic=\"MT\",message_type=\"normal\"} 6\n"))
+  EXPECT_TRUE(Has(
+      text, "rocketmq_messages_in_total{" + common + ",topic=\"MT\",message_type=\"normal\"} 6\n"))
       << text;
   EXPECT_TRUE(Has(text, "rocketmq_consumer_lag_messages{" + common +
                             ",topic=\"MT\",consumer_group=\"MG\"} 4\n"));

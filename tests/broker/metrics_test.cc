@@ -69,16 +69,15 @@ TEST(PromTextTest, CapDropsLabelSetsAndReportsThem) {
   EXPECT_FALSE(Contains(text, "topic=\"c\""));
   EXPECT_FALSE(Contains(text, "topic=\"d\""));
   EXPECT_TRUE(Contains(text, "other{node_id=\"b\"} 7\n"));  // the cap is per family
-  EXPECT_TRUE(
-      Contains(text, "rocketmq_metrics_dropped_label_sets{node_id=\"b\",metric=\"g\"} 2\n"))
+  EXPECT_TRUE(Contains(text, "rocketmq_metrics_dropped_label_sets{node_id=\"b\",metric=\"g\"} 2\n"))
       << text;
 }
 
 TEST(RpcStatsTest, CountsByCodePairAcrossThreadsIntoBuckets) {
   RpcStats rpc;
-  rpc.OnRpc(10, 0, 500'000);       // 0.5 ms -> le 1
-  rpc.OnRpc(10, 0, 4'000'000);     // 4 ms -> le 5
-  rpc.OnRpc(10, 14, 50'000'000);   // another response code
+  rpc.OnRpc(10, 0, 500'000);      // 0.5 ms -> le 1
+  rpc.OnRpc(10, 0, 4'000'000);    // 4 ms -> le 5
+  rpc.OnRpc(10, 14, 50'000'000);  // another response code
   std::thread t([&] {
     for (int i = 0; i < 100; ++i) rpc.OnRpc(10, 0, 2'000'000);  // le 3
   });
@@ -123,11 +122,11 @@ TEST(BrokerMetricsTest, RendersTheCountersWithRocketMq5NamesAndLabels) {
   const std::string text = RenderBrokerMetrics(src);
   const std::string common = "cluster=\"DefaultCluster\",node_type=\"broker\",node_id=\"broker-a\"";
   EXPECT_TRUE(Contains(text, "# TYPE rocketmq_messages_in_total counter\n"));
-  EXPECT_TRUE(Contains(text, "rocketmq_messages_in_total{" + common +
-                                 ",topic=\"T\",message_type=\"normal\"} 3\n"))
+  EXPECT_TRUE(Contains(
+      text, "rocketmq_messages_in_total{" + common + ",topic=\"T\",message_type=\"normal\"} 3\n"))
       << text;
-  EXPECT_TRUE(Contains(text, "rocketmq_messages_in_total{" + common +
-                                 ",topic=\"T\",message_type=\"delay\"} 1\n"));
+  EXPECT_TRUE(Contains(
+      text, "rocketmq_messages_in_total{" + common + ",topic=\"T\",message_type=\"delay\"} 1\n"));
   EXPECT_TRUE(Contains(text, "rocketmq_messages_in_total{" + common +
                                  ",topic=\"__overflow__\",message_type=\"normal\"} 1\n"));
   EXPECT_TRUE(Contains(text, "rocketmq_metrics_dropped_label_sets_total{" + common + "} 1\n"));
@@ -135,8 +134,8 @@ TEST(BrokerMetricsTest, RendersTheCountersWithRocketMq5NamesAndLabels) {
                                  ",topic=\"T\",message_type=\"normal\"} 3000\n"));
   EXPECT_TRUE(Contains(text, "rocketmq_message_size_bucket{" + common +
                                  ",topic=\"T\",message_type=\"normal\",le=\"1024\"} 3\n"));
-  EXPECT_TRUE(Contains(text, "rocketmq_messages_out_total{" + common +
-                                 ",topic=\"T\",consumer_group=\"G\"} 2\n"));
+  EXPECT_TRUE(Contains(
+      text, "rocketmq_messages_out_total{" + common + ",topic=\"T\",consumer_group=\"G\"} 2\n"));
   EXPECT_TRUE(Contains(text, "rocketmq_throughput_out_total{" + common +
                                  ",topic=\"T\",consumer_group=\"G\"} 2000\n"));
   EXPECT_TRUE(Contains(text, "rocketmq_send_to_dlq_messages_total{" + common +

@@ -57,8 +57,8 @@ class Child {
     posix_spawn_file_actions_destroy(&fa);
     if (rc != 0) {
       pid_ = -1;
-      return Status(StatusCode::kIOError, std::string("cannot start ") + argv[0] + ": " +
-                                              strerror(rc));
+      return Status(StatusCode::kIOError,
+                    std::string("cannot start ") + argv[0] + ": " + strerror(rc));
     }
     return Status::OK();
   }
@@ -120,8 +120,7 @@ class PrometheusIntegrationTest : public ::testing::Test {
 
   // Polls (up to 60 s: Prometheus starts, then scrapes every second) until `promql` gives
   // `want`; the last value seen otherwise.
-  std::optional<double> WaitFor(httplib::Client& prom, const std::string& promql,
-                                double want) {
+  std::optional<double> WaitFor(httplib::Client& prom, const std::string& promql, double want) {
     std::optional<double> v;
     for (int i = 0; i < 600; ++i) {
       v = Query(prom, promql);
@@ -207,13 +206,13 @@ TEST_F(PrometheusIntegrationTest, PromQlSeesProducedConsumedAndLag) {
 
   EXPECT_EQ(WaitFor(prom, "up{job=\"rocketstore\"}", 1), 1);
   EXPECT_EQ(WaitFor(prom, "sum(rocketmq_messages_in_total{topic=\"PromT\"})", 15), 15);
-  EXPECT_EQ(WaitFor(prom,
-                    "sum(rocketmq_messages_out_total{topic=\"PromT\",consumer_group=\"PromG\"})",
-                    10),
-            10);
   EXPECT_EQ(
-      WaitFor(prom,
-              "sum(rocketmq_consumer_lag_messages{topic=\"PromT\",consumer_group=\"PromG\"})", 11),
+      WaitFor(prom, "sum(rocketmq_messages_out_total{topic=\"PromT\",consumer_group=\"PromG\"})",
+              10),
+      10);
+  EXPECT_EQ(
+      WaitFor(prom, "sum(rocketmq_consumer_lag_messages{topic=\"PromT\",consumer_group=\"PromG\"})",
+              11),
       11);
   EXPECT_EQ(WaitFor(prom,
                     "sum(rocketmq_consumer_inflight_messages{topic=\"PromT\","

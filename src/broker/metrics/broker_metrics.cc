@@ -64,8 +64,7 @@ void WriteMessageFamilies(PromTextWriter& w, const StatsSnapshot& s) {
   w.Family("rocketmq_send_back_messages_total", "counter",
            "Messages consumers sent back (CONSUMER_SEND_MSG_BACK) to retry or to the DLQ");
   for (const auto& [k, v] : s.retries) {
-    w.Sample({{"topic", k.first}, {"consumer_group", k.second}},
-             static_cast<double>(v.send_backs));
+    w.Sample({{"topic", k.first}, {"consumer_group", k.second}}, static_cast<double>(v.send_backs));
   }
   w.Family("rocketmq_metrics_dropped_label_sets_total", "counter",
            "Label sets (topic x type, topic x group) counted under topic=\"__overflow__\" "
@@ -84,7 +83,8 @@ void WriteRpc(PromTextWriter& w, const RpcSnapshot& r) {
                 bounds, t.buckets, static_cast<double>(t.sum_micros) / 1000.0);
   }
   if (r.overflow.count > 0) {
-    w.Histogram({{"protocol_type", "remoting"}, {"request_code", "overflow"},
+    w.Histogram({{"protocol_type", "remoting"},
+                 {"request_code", "overflow"},
                  {"response_code", "overflow"}},
                 bounds, r.overflow.buckets, static_cast<double>(r.overflow.sum_micros) / 1000.0);
   }
@@ -128,9 +128,9 @@ void WriteConsumerLag(PromTextWriter& w, const MetricsSources& src, int64_t now_
   w.Family("rocketmq_consumer_lag_latency", "gauge",
            "Age of the oldest message the group has not committed, ms (0 without lag)");
   each([now_ms](const GroupLag& g) {
-    return g.oldest_unconsumed_ms < 0 ? 0.0
-                                      : static_cast<double>(std::max<int64_t>(
-                                            0, now_ms - g.oldest_unconsumed_ms));
+    return g.oldest_unconsumed_ms < 0
+               ? 0.0
+               : static_cast<double>(std::max<int64_t>(0, now_ms - g.oldest_unconsumed_ms));
   });
   w.Family("rocketmq_consumer_inflight_messages", "gauge",
            "Messages pulled by the group but not yet committed (pull offset - committed offset)");
@@ -181,15 +181,17 @@ void WriteStore(PromTextWriter& w, const MessageStore& store, int64_t now_ms) {
   w.Sample(local, static_cast<double>(store.CommitLogFileBytes()));
   w.Family("rocketmq_storage_flush_behind_bytes", "gauge",
            "Commit-log bytes appended but not yet flushed to disk");
-  w.Sample(local, static_cast<double>(std::max<int64_t>(
-                      0, store.MaxPhysicalOffset().value() - store.FlushedPhysicalOffset().value())));
+  w.Sample(local,
+           static_cast<double>(std::max<int64_t>(
+               0, store.MaxPhysicalOffset().value() - store.FlushedPhysicalOffset().value())));
   w.Family("rocketmq_storage_dispatch_behind_bytes", "gauge",
            "Commit-log bytes not yet dispatched to the consume queues and index");
   w.Sample(local, static_cast<double>(store.DispatchBehindBytes()));
   w.Family("rocketmq_storage_message_reserve_time", "gauge",
            "Age of the oldest message still in the commit log, ms (0 when empty)");
   auto earliest = store.EarliestStoreTime();
-  w.Sample(local, earliest.ok() ? static_cast<double>(std::max<int64_t>(0, now_ms - *earliest)) : 0);
+  w.Sample(local,
+           earliest.ok() ? static_cast<double>(std::max<int64_t>(0, now_ms - *earliest)) : 0);
 
   const StoreMetrics& m = store.metrics();
   auto hist = [&w](const auto& snap, double scale, double sum_scale) {
@@ -253,9 +255,9 @@ void WriteTimer(PromTextWriter& w, const MetricsSources& src, int64_t now_ms) {
     const timer::TimerIndexStats s = src.timer_index->Stats();
     w.Family("rocketmq_timer_dequeue_latency", "gauge",
              "How far timer delivery is behind the wall clock, ms");
-    w.Sample({}, static_cast<double>(
-                     s.delivered_through_ms > 0 ? std::max<int64_t>(0, now_ms - s.delivered_through_ms)
-                                                : 0));
+    w.Sample({}, static_cast<double>(s.delivered_through_ms > 0
+                                         ? std::max<int64_t>(0, now_ms - s.delivered_through_ms)
+                                         : 0));
     w.Family("rocketstore_timer_entries_in_memory", "gauge",
              "Timer entries held in memory (due within the near window)");
     w.Sample({}, static_cast<double>(s.in_memory));

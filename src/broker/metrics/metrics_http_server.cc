@@ -53,8 +53,9 @@ Status MetricsHttpServer::Start(const std::string& host, uint16_t port) {
     bound = port;
   }
   if (bound <= 0) {
-    return Status(StatusCode::kIOError, "cannot listen for metrics on " + host + ":" + std::to_string(port) +
-                   " (address in use or not local?); set metricsPromExporterPort (0 = off)");
+    return Status(StatusCode::kIOError,
+                  "cannot listen for metrics on " + host + ":" + std::to_string(port) +
+                      " (address in use or not local?); set metricsPromExporterPort (0 = off)");
   }
   port_ = static_cast<uint16_t>(bound);
   server_ = std::move(server);

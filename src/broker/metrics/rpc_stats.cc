@@ -8,7 +8,9 @@ std::atomic<uint64_t> g_next_rpc_stats_id{1};
 // Single-writer counter (the owning thread), read by any thread.
 struct Counter {
   std::atomic<uint64_t> v{0};
-  void Add(uint64_t n) { v.store(v.load(std::memory_order_relaxed) + n, std::memory_order_relaxed); }
+  void Add(uint64_t n) {
+    v.store(v.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+  }
   uint64_t Get() const { return v.load(std::memory_order_relaxed); }
 };
 

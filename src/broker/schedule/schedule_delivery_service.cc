@@ -66,13 +66,13 @@ int64_t ScheduleDeliveryService::StepLevel(Level& l, int64_t now_ms) {
     auto units = store_.GetQueueUnits(kScheduleTopic, q, QueueOffset(l.next), budget);
     if (!units.ok()) {
       if (units.status().code() != StatusCode::kNotFound) {
-        RS_LOG_WARN("delay: reading the queue failed level={} queue={} offset={} error=\"{}\"", l.level, q, l.next,
-                    units.status().ToString());
+        RS_LOG_WARN("delay: reading the queue failed level={} queue={} offset={} error=\"{}\"",
+                    l.level, q, l.next, units.status().ToString());
         return l.next_due = now_ms + options_.retry_after_ms;
       }
       const int64_t min = store_.GetMinOffsetInQueue(kScheduleTopic, q).value();
-      RS_LOG_WARN("delay: offset gone from the queue level={} offset={} queue={} continue_at={}", l.level,
-                  l.next, q, min);
+      RS_LOG_WARN("delay: offset gone from the queue level={} offset={} queue={} continue_at={}",
+                  l.level, l.next, q, min);
       if (min <= l.next) return l.next_due = now_ms + options_.retry_after_ms;
       skipped_.fetch_add(static_cast<uint64_t>(min - l.next), std::memory_order_relaxed);
       l.next = min - 1;
@@ -155,8 +155,8 @@ ScheduleDeliveryService::UnitOutcome ScheduleDeliveryService::DeliverUnit(
       return UnitOutcome::kSkipped;
     default:
       failed_.fetch_add(1, std::memory_order_relaxed);
-      RS_LOG_WARN("delay: re-put failed, retrying level={} topic={} queue={} error=\"{}\"", l.level, *real_topic,
-                  *qid, put.verdict.remark);
+      RS_LOG_WARN("delay: re-put failed, retrying level={} topic={} queue={} error=\"{}\"", l.level,
+                  *real_topic, *qid, put.verdict.remark);
       return UnitOutcome::kRetryLater;
   }
 }

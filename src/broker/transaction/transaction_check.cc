@@ -71,8 +71,8 @@ bool TransactionService::CheckOne(Entry& e, int64_t now_ms) {
   }
   auto half = reputter_.Read(e.commit_log_offset);
   if (!half.ok()) {
-    RS_LOG_WARN("transactions: half unreadable, dropped half={} commitlog_offset={} error=\"{}\"", e.origin,
-                e.commit_log_offset, half.status().ToString());
+    RS_LOG_WARN("transactions: half unreadable, dropped half={} commitlog_offset={} error=\"{}\"",
+                e.origin, e.commit_log_offset, half.status().ToString());
     pending_.erase(e.origin);
     return true;
   }
@@ -86,7 +86,8 @@ bool TransactionService::CheckOne(Entry& e, int64_t now_ms) {
   ReputResult put = reputter_.Put(PutOrigin::kSystem, copy);
   if (!put.stored()) {
     ++counters_.failed_puts;
-    RS_LOG_WARN("transactions: renewing a half failed half={} error=\"{}\"", e.origin, put.verdict.remark);
+    RS_LOG_WARN("transactions: renewing a half failed half={} error=\"{}\"", e.origin,
+                put.verdict.remark);
     return false;
   }
   e.queue_offset = put.put.first.queue_offset.value();
@@ -123,14 +124,14 @@ bool TransactionService::Discard(Entry& e) {
     ReputResult put = reputter_.Put(PutOrigin::kSystem, d);
     if (!put.stored()) {
       ++counters_.failed_puts;
-      RS_LOG_WARN("transactions: moving a half failed half={} topic={} error=\"{}\"", e.origin, kTransCheckMaxTimeTopic,
-                  put.verdict.remark);
+      RS_LOG_WARN("transactions: moving a half failed half={} topic={} error=\"{}\"", e.origin,
+                  kTransCheckMaxTimeTopic, put.verdict.remark);
       return false;
     }
   }
   if (!WriteOp("d", e.queue_offset).ok()) return false;
-  RS_LOG_WARN("transactions: half checked too often, moved half={} group={} checks={} topic={}", e.origin, e.group,
-              e.check_times, kTransCheckMaxTimeTopic);
+  RS_LOG_WARN("transactions: half checked too often, moved half={} group={} checks={} topic={}",
+              e.origin, e.group, e.check_times, kTransCheckMaxTimeTopic);
   ++counters_.discarded;
   Settle(e.origin, Settled::kDiscarded);
   return true;
@@ -174,8 +175,7 @@ void TransactionService::FinishCommit(Entry& e, int64_t intent_copy, int64_t int
     auto half =
         reputter_.Read(c != copies.end() ? c->second.commit_log_offset : e.commit_log_offset);
     if (!half.ok() || !ReputCommit(half->record).ok()) {
-      RS_LOG_WARN("transactions: finishing a commit failed, checked again later half={}",
-                  e.origin);
+      RS_LOG_WARN("transactions: finishing a commit failed, checked again later half={}", e.origin);
       return;
     }
   }

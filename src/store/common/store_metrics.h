@@ -25,8 +25,8 @@ namespace rocketstore {
 inline constexpr std::array<int64_t, 10> kFlushMicrosBuckets = {
     100, 250, 500, 1000, 2500, 5000, 10000, 50000, 250000, 1000000};
 // Bytes per flush: 4 KiB .. 64 MiB.
-inline constexpr std::array<int64_t, 8> kFlushBytesBuckets = {
-    4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864};
+inline constexpr std::array<int64_t, 8> kFlushBytesBuckets = {4096,    16384,   65536,    262144,
+                                                              1048576, 4194304, 16777216, 67108864};
 // Producers per group-commit flush.
 inline constexpr std::array<int64_t, 9> kGroupCommitBatchBuckets = {1,  2,  4,   8,  16,
                                                                     32, 64, 128, 256};

@@ -48,7 +48,8 @@ void GroupCommit::LeadFlushLocked(std::unique_lock<std::mutex>& l) {
   const int released_blocking = flushed.ok() ? released_ : 0;
   const size_t released_callbacks = PublishLocked(l);
   if (metrics_ != nullptr && flushed.ok() && released_blocking + released_callbacks > 0) {
-    metrics_->group_commit_batch.Record(released_blocking + static_cast<int64_t>(released_callbacks));
+    metrics_->group_commit_batch.Record(released_blocking +
+                                        static_cast<int64_t>(released_callbacks));
   }
 }
 
