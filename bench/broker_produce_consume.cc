@@ -32,6 +32,7 @@
 //                          [--io-threads 1] [--broker-threads 1] [--serialize json|rocketmq]
 //                          [--resident-mib N]   (commit log page cache kept behind the writer)
 //                          [--flush async|sync]
+//                          [--metrics-ab N]  (N rounds: metrics on vs off, alternating)
 #include <sys/resource.h>
 
 #include <atomic>
@@ -276,6 +277,95 @@ Row RunPipelined(const std::string& addr, int n, int depth, int io_threads, doub
 
 }  // namespace
 
+// --metrics-ab N: "counting costs nothing measurable". Two brokers in this process, one
+// with the counters and the /metrics endpoint on (BrokerOptions::metrics_counting, a free
+// metrics port, scraped once per round), one with them off; N rounds, each running the
+// same rows against both, the order alternating (on/off, off/on) so drift in the VM's
+// speed hits both alike. Prints each round's rates and the on/off ratio, then the medians.
+double Median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+int RunMetricsAb(int rounds, double seconds, int io_threads, int broker_threads,
+                 const std::string& ns_addr, const std::string& dir) {
+  auto make = [&](bool on) {
+    broker::BrokerOptions bo;
+    bo.server.port = 0;
+    bo.server.threads = broker_threads;
+    bo.namesrv_addrs = {ns_addr};
+    bo.store.root_dir = dir + (on ? "/on" : "/off");
+    if (g_sync_flush) bo.store.flush_disk_type = FlushDiskType::kSyncFlush;
+    bo.metrics_counting = on;
+    bo.metrics_port = on ? -1 : 0;
+    return std::make_unique<broker::Broker>(bo);
+  };
+  auto on = make(true);
+  auto off = make(false);
+  for (broker::Broker* b : {on.get(), off.get()}) {
+    if (Status s = b->Start(); !s.ok()) {
+      std::fprintf(stderr, "broker: %s\n", s.ToString().c_str());
+      return 1;
+    }
+  }
+  std::printf(
+      "broker_produce_consume --metrics-ab: %d rounds of %.1f s per row, metrics on vs off, "
+      "order alternating; %s, %u cores\n",
+      rounds, seconds, g_sync_flush ? "SYNC_FLUSH" : "ASYNC_FLUSH",
+      std::thread::hardware_concurrency());
+  std::printf("%-6s %-14s %12s %12s %8s %12s %12s\n", "round", "row", "on sends/s", "off sends/s",
+              "on/off", "on cpu/send", "off cpu/send");
+  const std::string body(1024, 'x');
+  std::vector<double> ratio_sync, ratio_pipe, cpu_sync, cpu_pipe;
+  size_t scrape_bytes = 0;
+  for (int r = 0; r < rounds; ++r) {
+    const bool on_first = r % 2 == 0;
+    auto pair = [&](auto run) {
+      Row a, b;
+      if (on_first) {
+        a = run(*on);
+        b = run(*off);
+      } else {
+        b = run(*off);
+        a = run(*on);
+      }
+      return std::make_pair(a, b);
+    };
+    auto [sa, sb] = pair([&](broker::Broker& b) { return RunSync(b.address(), 1, seconds, body); });
+    auto [pa, pb] = pair([&](broker::Broker& b) {
+      return RunPipelined(b.address(), 1, 256, io_threads, seconds, body);
+    });
+    scrape_bytes = on->RenderMetrics().size();  // what a scrape costs is on the scrape thread
+    auto print = [&](const char* name, const Row& a, const Row& b, std::vector<double>& ratios,
+                     std::vector<double>& cpu) {
+      const double ratio = b.sends_per_sec > 0 ? a.sends_per_sec / b.sends_per_sec : 0;
+      ratios.push_back(ratio);
+      if (a.sent > 0 && b.sent > 0 && b.cpu_nanos > 0) {
+        cpu.push_back((static_cast<double>(a.cpu_nanos) / a.sent) /
+                      (static_cast<double>(b.cpu_nanos) / b.sent));
+      }
+      std::printf("%-6d %-14s %12s %12s %8.3f %12s %12s\n", r + 1, name,
+                  HumanRate(a.sends_per_sec).c_str(), HumanRate(b.sends_per_sec).c_str(), ratio,
+                  HumanNanos(a.sent ? a.cpu_nanos / a.sent : 0).c_str(),
+                  HumanNanos(b.sent ? b.cpu_nanos / b.sent : 0).c_str());
+    };
+    print("sync 1x1", sa, sb, ratio_sync, cpu_sync);
+    print("pipelined 1x256", pa, pb, ratio_pipe, cpu_pipe);
+  }
+  const auto on_stats = on->stats().Collect();
+  const auto off_stats = off->stats().Collect();
+  std::printf(
+      "median on/off: sends/s sync 1x1 %.3f, pipelined 1x256 %.3f; cpu/send sync 1x1 %.3f, "
+      "pipelined 1x256 %.3f (counted on: %llu messages, off: %llu; last scrape %zu bytes)\n",
+      Median(ratio_sync), Median(ratio_pipe), Median(cpu_sync), Median(cpu_pipe),
+      static_cast<unsigned long long>(on_stats.TotalPutMessages()),
+      static_cast<unsigned long long>(off_stats.TotalPutMessages()), scrape_bytes);
+  (void)on->Stop();
+  (void)off->Stop();
+  return 0;
+}
+
 int main(int argc, char** argv) {
   double seconds = 3;
   std::vector<int> sync_connections = {1};
@@ -285,10 +375,13 @@ int main(int argc, char** argv) {
   int io_threads = 1;
   int broker_threads = 1;
   int64_t resident_mib = -1;  // -1: the store's default
+  int metrics_ab = 0;         // --metrics-ab N: rounds of metrics on vs off
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--seconds" && i + 1 < argc) {
       seconds = std::stod(argv[++i]);
+    } else if (a == "--metrics-ab" && i + 1 < argc) {
+      metrics_ab = std::stoi(argv[++i]);
     } else if (a == "--sync-connections" && i + 1 < argc) {
       sync_connections = ParseList(argv[++i]);
     } else if (a == "--connections" && i + 1 < argc) {
@@ -348,6 +441,12 @@ int main(int argc, char** argv) {
   no.server.port = 0;
   namesrv::NameServer ns(no);
   if (!ns.Start().ok()) return 1;
+  if (metrics_ab > 0) {
+    const int rc = RunMetricsAb(metrics_ab, seconds, io_threads, broker_threads,
+                                "127.0.0.1:" + std::to_string(ns.port()), dir.path());
+    ns.Stop();
+    return rc;
+  }
   broker::BrokerOptions bo;
   bo.server.port = 0;
   bo.server.threads = broker_threads;

@@ -159,6 +159,14 @@ int main(int argc, char** argv) {
                   "autoCreateTopicEnable: create TBW102 and topics on first send")
         ->capture_default_str();
     c->add_flag("--sync-flush", run.sync_flush, "flushDiskType=SYNC_FLUSH (default ASYNC_FLUSH)");
+    c->add_option("--metrics-port", run.metrics_port,
+                  "Prometheus endpoint GET /metrics (metricsPromExporterPort); 0 = off")
+        ->capture_default_str()
+        ->check(CLI::Range(0, 65535));
+    c->add_option("--metrics-host", run.metrics_host,
+                  "Address of the metrics endpoint (metricsPromExporterHost). It has no "
+                  "authentication: anything but loopback is logged as a warning")
+        ->capture_default_str();
     c->add_option("--config,-c", run.config_file,
                   "RocketMQ-style broker.conf (key=value); flags that differ from their "
                   "defaults override it")

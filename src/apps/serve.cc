@@ -38,8 +38,12 @@ void WaitForShutdownSignal(const sigset_t& set) {
   RS_LOG_INFO("rocketstore: shutting down signal={}", sig == SIGINT ? "SIGINT" : "SIGTERM");
 }
 
+bool IsLoopback(const std::string& host) {
+  return host == "127.0.0.1" || host == "::1" || host == "localhost";
+}
+
 void WarnIfNotLoopback(const std::string& host) {
-  if (host != "127.0.0.1" && host != "::1" && host != "localhost") {
+  if (!IsLoopback(host)) {
     RS_LOG_WARN("rocketstore: listening on a non-loopback address host={}", host);
   }
 }
@@ -58,6 +62,7 @@ Result<BrokerOptions> MakeBrokerOptions(const RunOptions& o) {
   const RunOptions d;  // defaults: a flag left at its default does not override the file
   BrokerOptions b;
   b.store.root_dir = d.store_dir;
+  b.metrics_port = d.metrics_port;  // the process serves /metrics unless told otherwise
   if (!o.config_file.empty()) {
     auto text = ReadWholeFile(PosixFileSystem::Default(), o.config_file);
     if (!text.ok()) return text.status().WithContext("cannot read config file " + o.config_file);
@@ -73,6 +78,8 @@ Result<BrokerOptions> MakeBrokerOptions(const RunOptions& o) {
   if (o.host != d.host || b.server.host.empty()) b.server.host = o.host;
   if (o.broker_port != d.broker_port || o.config_file.empty()) b.server.port = o.broker_port;
   if (o.store_dir != d.store_dir) b.store.root_dir = o.store_dir;
+  if (o.metrics_port != d.metrics_port) b.metrics_port = o.metrics_port;
+  if (o.metrics_host != d.metrics_host) b.metrics_host = o.metrics_host;
   if (o.sync_flush) b.store.flush_disk_type = FlushDiskType::kSyncFlush;
   if (!o.namesrv_addrs.empty()) b.namesrv_addrs = SplitAddrs(o.namesrv_addrs);
   if (o.cluster_name != d.cluster_name) b.cluster_name = o.cluster_name;
@@ -107,9 +114,28 @@ std::unique_ptr<Broker> StartBroker(const BrokerOptions& b) {
                  s.ToString());
     return nullptr;
   }
-  RS_LOG_INFO("rocketstore: broker listening name={} endpoint={} store={}", b.broker_name,
-              broker->address(), b.store.root_dir);
-  const MessageStore& store = broker->store();
+  RS_LOG_INFO("rocketstore: broker listening name={} cluster={} endpoint={} store={}",
+              b.broker_name, b.cluster_name, broker->address(), b.store.root_dir);
+  if (broker->metrics_port() != 0) {
+    RS_LOG_INFO("rocketstore: metrics listening endpoint=http://{}:{}/metrics", b.metrics_host,
+                broker->metrics_port());
+    if (!IsLoopback(b.metrics_host)) {
+      RS_LOG_WARN(
+          "rocketstore: the metrics endpoint has no authentication and listens on a "
+          "non-loopback address host={}",
+          b.metrics_host);
+    }
+  } else {
+    RS_LOG_INFO("rocketstore: metrics off (metricsPromExporterPort=0)");
+  }
+  MessageStore& store = broker->store();
+  RS_LOG_INFO(
+      "rocketstore: store state last_exit=\"{}\" commitlog_min={} commitlog_max={} "
+      "commitlog_flushed={} segments={} consume_queues={} recovery_ms={} writable={}",
+      LastExitName(store.last_exit()), store.MinPhysicalOffset().value(),
+      store.MaxPhysicalOffset().value(), store.FlushedPhysicalOffset().value(),
+      store.commit_log().segments().file_count(), store.consume_queues().size(),
+      store.metrics().recovery_nanos.load() / 1000000, store.health().Writable());
   if (store.last_exit() != LastExit::kClean) {
     const IndexRecoveryReport& ir = store.index_recovery_report();
     RS_LOG_WARN(

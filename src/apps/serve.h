@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <string>
 
+#include "broker/broker_options.h"
+
 namespace rocketstore::apps {
 
 struct RunOptions {
@@ -22,6 +24,9 @@ struct RunOptions {
   std::string broker_name = "broker-a";
   bool auto_create_topic = true;
   bool sync_flush = false;
+  // The Prometheus endpoint (metricsPromExporterHost / metricsPromExporterPort; 0 = off).
+  std::string metrics_host = "127.0.0.1";
+  int metrics_port = broker::BrokerOptions::kDefaultMetricsPort;
   // RocketMQ-style broker.conf (broker/broker_conf.h). Applied first; then every flag
   // above whose value differs from its default overrides it.
   std::string config_file;

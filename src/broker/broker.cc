@@ -79,7 +79,8 @@ Status Broker::OpenStoreAndConfig() {
         static_cast<ConfigManager*>(delay_offsets_.get())}) {
     RS_RETURN_IF_ERROR(m->Load());
     if (m->load_report().source == ConfigLoadReport::Source::kBackup) {
-      RS_LOG_WARN("config file unreadable, loaded its backup: {}", m->load_report().ToString());
+      RS_LOG_WARN("broker: config file unreadable, loaded its backup report=\"{}\"",
+                  m->load_report().ToString());
     }
   }
   // As RocketMQ's TopicConfigManager: the reply topic always exists (a topics.json entry
@@ -116,7 +117,8 @@ void Broker::BuildServices() {
   registrar_runner_ =
       std::make_unique<ServiceRunner>("broker-register", milliseconds(1000), [this] {
         if (Status s = registrar_->RunOnce(clock_.MonotonicNanos() / 1000000); !s.ok()) {
-          RS_LOG_WARN("registration with the name servers failed: {}", s.ToString());
+          RS_LOG_WARN("broker: registration with the name servers failed error=\"{}\"",
+                      s.ToString());
         }
       });
   registrar_->SetWake([r = registrar_runner_.get()] { r->Wake(); });
@@ -133,7 +135,8 @@ void Broker::BuildServices() {
   RetryService::Options rto;
   rto.auto_create_subscription_group = options_.auto_create_subscription_group;
   rto.broker_permission = options_.broker_permission;
-  rto.stats = stats_.get();
+  BrokerStats* counting = options_.metrics_counting ? stats_.get() : nullptr;
+  rto.stats = counting;
   retry_ = std::make_unique<RetryService>(rto, *groups_, *topics_, *reput_, request_registration);
   pipeline_.Add(std::make_unique<MessageCheckHook>(options_.store.max_message_body_bytes));
   pipeline_.Add(std::make_unique<HalfMessageHook>());  // before the delay levels
@@ -149,7 +152,7 @@ void Broker::BuildServices() {
   so.broker_name = options_.broker_name;
   so.auto_create_topic = options_.auto_create_topic;
   so.groups = groups_.get();
-  so.stats = stats_.get();
+  so.stats = counting;
   send_ = std::make_unique<SendService>(so, *store_, *topics_, pipeline_, request_registration);
   schedule_ = std::make_unique<ScheduleDeliveryService>(*delay_levels_, *store_, *reput_,
                                                         *delay_offsets_, clock_);
@@ -181,7 +184,7 @@ void Broker::BuildServices() {
   po.long_polling = options_.long_polling;
   po.short_polling_ms = options_.short_polling_ms;
   po.enable_property_filter = options_.enable_property_filter;
-  po.stats = stats_.get();
+  po.stats = counting;
   pull_ = std::make_unique<PullService>(po, clock_, *store_, *topics_, *groups_, *offsets_,
                                         *consumers_, *holds_);
   clients_ = std::make_unique<ClientService>(*consumers_, *producers_, *topics_, *groups_,
@@ -249,6 +252,7 @@ Status Broker::Start() {
   BuildServices();
   net::ServerOptions server_options = options_.server;
   server_options.thread_name = "broker-io";
+  if (options_.metrics_counting) server_options.rpc_observer = rpc_stats_.get();
   server_ = std::make_unique<net::RemotingServer>(std::move(server_options));
   frontend_->Register(*server_);
   server_->SetCloseListener(
@@ -271,6 +275,12 @@ Status Broker::Start() {
   // The pending halves, before any request can settle one (requests are answered
   // SYSTEM_BUSY until SetReady).
   if (Status s = transactions_->Recover(); !s.ok()) {
+    server_->Stop();
+    (void)store_->Close();
+    store_.reset();
+    return s;
+  }
+  if (Status s = StartMetricsServer(); !s.ok()) {
     server_->Stop();
     (void)store_->Close();
     store_.reset();
@@ -345,7 +355,8 @@ void Broker::StartRunners() {
         [this] {
           // A refused delivery stays pending and is retried at the next step.
           if (Status s = timer_service_->RunOnce(clock_.NowMillis()); !s.ok()) {
-            RS_LOG_WARN("timer delivery step failed (retried next step): {}", s.ToString());
+            RS_LOG_WARN("timer: delivery step failed, retried next step error=\"{}\"",
+                        s.ToString());
           }
         });
     timer_runner_->Start();
@@ -354,9 +365,49 @@ void Broker::StartRunners() {
   registrar_->RequestNow();
 }
 
+MetricsSources Broker::metrics_sources() const {
+  MetricsSources m;
+  m.cluster = options_.cluster_name;
+  m.node_id = options_.broker_name;
+  m.stats = stats_.get();
+  m.rpc = rpc_stats_.get();
+  m.store = store_.get();
+  m.offsets = offsets_.get();
+  m.consumers = consumers_.get();
+  m.producers = producers_.get();
+  m.topics = topics_.get();
+  m.groups = groups_.get();
+  m.delay_offsets = delay_offsets_.get();
+  m.delay_levels = delay_levels_ ? delay_levels_->max_level() : 0;
+  m.transactions = transactions_.get();
+  m.timers = timer_service_.get();
+  m.timer_index = timer_index_;
+  m.clock = &clock_;
+  return m;
+}
+
+std::string Broker::RenderMetrics() const { return RenderBrokerMetrics(metrics_sources()); }
+
+Status Broker::StartMetricsServer() {
+  if (options_.metrics_port == 0) return Status::OK();
+  if (options_.metrics_port < -1 || options_.metrics_port > 65535) {
+    return InvalidArgument("metricsPromExporterPort must be a port in [0, 65535] (0 = off), got " +
+                           std::to_string(options_.metrics_port));
+  }
+  metrics_server_ = std::make_unique<MetricsHttpServer>([this] { return RenderMetrics(); });
+  const uint16_t port =
+      options_.metrics_port < 0 ? 0 : static_cast<uint16_t>(options_.metrics_port);
+  if (Status s = metrics_server_->Start(options_.metrics_host, port); !s.ok()) {
+    metrics_server_.reset();
+    return s;
+  }
+  return Status::OK();
+}
+
 Status Broker::Stop() {
   if (!started_) return Status::OK();
   started_ = false;
+  if (metrics_server_) metrics_server_->Stop();  // no scrape reads the services below
   frontend_->SetReady(false);
   schedule_->Stop();
   transactions_->Stop();

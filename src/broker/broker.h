@@ -16,9 +16,12 @@
 // function): registration with every name server (every 30 s and right after a topic
 // change), config persistence (offsets every 5 s, topics and groups soon after a change),
 // client expiry (120 s of silence) with the sweep of expired order locks, and the
-// deadlines of held pulls.
-// Stop(): unregisters from the name servers, stops the services and the server (held
-// pulls are dropped), persists the config files, closes the store. Returns the first
+// deadlines of held pulls. With BrokerOptions::metrics_port set, the Prometheus endpoint
+// (broker/metrics/, docs/observability.md) starts with the server; a port it cannot bind
+// fails the start.
+// Stop(): stops the metrics endpoint first, then unregisters from the name servers, stops
+// the services and the server (held pulls are dropped), persists the config files, closes
+// the store. Returns the first
 // error (a config file that could not be written, the store's close).
 //
 // Handlers never block an io thread on the disk: under SYNC_FLUSH a send is appended at
@@ -38,6 +41,9 @@
 #include "broker/config/delay_offset_manager.h"
 #include "broker/hooks/put_pipeline.h"
 #include "broker/metadata.h"
+#include "broker/metrics/broker_metrics.h"
+#include "broker/metrics/metrics_http_server.h"
+#include "broker/metrics/rpc_stats.h"
 #include "broker/namesrv_registrar.h"
 #include "broker/remoting/remoting_frontend.h"
 #include "broker/schedule/delay_level_table.h"
@@ -93,6 +99,11 @@ class Broker {
   // sampled every second while the broker runs (null before Start).
   BrokerStats& stats() { return *stats_; }
   StatsSampler* stats_sampler() { return sampler_.get(); }
+  // The Prometheus endpoint's port (0: off or not started) and one scrape's text
+  // (broker/metrics/broker_metrics.h), the same the endpoint serves.
+  uint16_t metrics_port() const { return metrics_server_ ? metrics_server_->port() : 0; }
+  std::string RenderMetrics() const;
+  const RpcStats& rpc_stats() const { return *rpc_stats_; }
 
  private:
   Status OpenStoreAndConfig();
@@ -100,6 +111,8 @@ class Broker {
   void BuildAdminA();  // admin part A
   void StartRunners();
   void Post(std::function<void()> fn);
+  Status StartMetricsServer();
+  MetricsSources metrics_sources() const;
 
   BrokerOptions options_;
   FileSystem& fs_;
@@ -125,6 +138,8 @@ class Broker {
   std::unique_ptr<ServiceRunner> timer_runner_;
   std::unique_ptr<BrokerStats> stats_ = std::make_unique<BrokerStats>();
   std::unique_ptr<StatsSampler> sampler_;
+  std::unique_ptr<RpcStats> rpc_stats_ = std::make_unique<RpcStats>();  // the server's observer
+  std::unique_ptr<MetricsHttpServer> metrics_server_;  // GET /metrics; stopped first
   std::unique_ptr<ServiceRunner> stats_runner_;
   std::unique_ptr<SendService> send_;
   std::unique_ptr<PullService> pull_;

@@ -83,6 +83,9 @@ const std::map<std::string_view, Setter>& Setters() {
       {"brokerIP1", RS_CONF_STRING(advertised_addr)},  // host only: the caller adds the port
       {"storePathRootDir", RS_CONF_STRING(store.root_dir)},
       {"listenPort", RS_CONF_INT(server.port, 0, 65535, "a port")},
+      {"metricsPromExporterPort",
+       RS_CONF_INT(metrics_port, 0, 65535, "a port (0 turns the metrics endpoint off)")},
+      {"metricsPromExporterHost", RS_CONF_STRING(metrics_host)},
       {"namesrvAddr",
        [](const Entry& e, BrokerOptions& o) -> Status {
          o.namesrv_addrs = Split(e.value, ';');

@@ -24,7 +24,17 @@ struct BrokerOptions {
   std::string cluster_name = "DefaultCluster";  // brokerClusterName
   std::string broker_name = "broker-a";         // brokerName
   // Address published to name servers and stamped as STOREHOST; default host:port.
-  std::string advertised_addr;                  // brokerIP1 (+ listenPort)
+  std::string advertised_addr;  // brokerIP1 (+ listenPort)
+  // The Prometheus endpoint, GET /metrics (docs/observability.md): RocketMQ 5's
+  // metricsPromExporterHost / metricsPromExporterPort. Port 0 turns it off; -1 picks a
+  // free port (tests; read it back with Broker::metrics_port()). Off for an embedded
+  // Broker; `rocketstore serve|broker` default to kDefaultMetricsPort.
+  static constexpr int32_t kDefaultMetricsPort = 5557;
+  std::string metrics_host = "127.0.0.1";  // metricsPromExporterHost
+  int32_t metrics_port = 0;                // metricsPromExporterPort
+  // Whether the message and rpc counters count at all (the benchmark's "metrics off");
+  // off, the admin statistics and /metrics read zeros.
+  bool metrics_counting = true;
   bool auto_create_topic = true;                // autoCreateTopicEnable
   bool auto_create_subscription_group = true;   // autoCreateSubscriptionGroup (send-back)
   int32_t broker_permission = 6;                // brokerPermission (PermName bits; send-back)

@@ -9,6 +9,12 @@ namespace rocketstore::net {
 
 using protocol::RemotingCommand;
 
+int64_t SteadyNowNanos() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
 int64_t SteadyNowMillis() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::steady_clock::now().time_since_epoch())
@@ -143,6 +149,9 @@ bool Connection::ProcessBuffer() {
 
 void Connection::SendResponse(const RemotingCommand& request, RemotingCommand response) {
   if (request.IsOneway()) return;
+  if (RpcObserver* o = server_->options_.rpc_observer; o != nullptr && request.received_nanos) {
+    o->OnRpc(request.code, response.code, SteadyNowNanos() - request.received_nanos);
+  }
   response.opaque = request.opaque;
   response.MarkResponse();
   Send(std::move(response));
@@ -314,9 +323,11 @@ void RemotingServer::DoAccept() {
 }
 
 void RemotingServer::Dispatch(const ConnectionPtr& conn, RemotingCommand& cmd) {
+  if (options_.rpc_observer != nullptr) cmd.received_nanos = SteadyNowNanos();
   auto it = handlers_.find(cmd.code);
   if (it == handlers_.end()) {
-    if (!cmd.IsOneway()) conn->Send(protocol::MakeRequestCodeNotSupportedResponse(cmd));
+    if (!cmd.IsOneway())
+      conn->SendResponse(cmd, protocol::MakeRequestCodeNotSupportedResponse(cmd));
     return;
   }
   std::optional<RemotingCommand> response = it->second(conn, cmd);

@@ -51,6 +51,17 @@
 
 namespace rocketstore::net {
 
+// Told of every response the server sends to a request, with the time from the request's
+// dispatch to the response being queued (answers given later through SendResponse
+// included: the request stub carries RemotingCommand::received_nanos). Called on the
+// thread that answers (an io thread, or the one finishing a deferred request); must not
+// block, lock or allocate per call.
+class RpcObserver {
+ public:
+  virtual ~RpcObserver() = default;
+  virtual void OnRpc(int32_t request_code, int32_t response_code, int64_t latency_nanos) = 0;
+};
+
 struct ServerOptions {
   std::string host = "127.0.0.1";
   uint16_t port = 0;
@@ -59,6 +70,7 @@ struct ServerOptions {
   int64_t idle_timeout_ms = 120000;
   size_t max_write_queue_bytes = 64 << 20;
   protocol::Limits limits;
+  RpcObserver* rpc_observer = nullptr;  // optional; must outlive the server
 };
 
 class RemotingServer;
@@ -175,5 +187,6 @@ class RemotingServer {
 };
 
 int64_t SteadyNowMillis();
+int64_t SteadyNowNanos();
 
 }  // namespace rocketstore::net

@@ -178,6 +178,9 @@ struct RemotingCommand {
   ExtFields ext_fields;
   SerializeType serialize_type = SerializeType::kJson;
   CommandBody body;
+  // Not on the wire: when the server began handling this request (steady clock, ns; 0 =
+  // unknown). Set by net::RemotingServer; a response to it reports its latency.
+  int64_t received_nanos = 0;
 
   bool IsResponse() const { return (flag & kFlagResponse) != 0; }
   bool IsOneway() const { return (flag & kFlagOneway) != 0; }

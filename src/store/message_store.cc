@@ -85,6 +85,7 @@ Result<std::unique_ptr<MessageStore>> MessageStore::Open(const StoreOptions& opt
   RS_ASSIGN_OR_RETURN(s.checkpoint_, Checkpoint::Open(fs, root));
   RS_ASSIGN_OR_RETURN(s.commit_log_,
                       CommitLog::Open(fs, ToCommitLogOptions(options), clock, s.health_));
+  const auto recovery_start = std::chrono::steady_clock::now();
   RS_RETURN_IF_ERROR(s.OpenSinks());
   s.dispatcher_ = std::make_unique<Dispatcher>(
       *s.commit_log_, s.sinks_,
@@ -93,6 +94,10 @@ Result<std::unique_ptr<MessageStore>> MessageStore::Open(const StoreOptions& opt
   RS_RETURN_IF_ERROR(s.Recover());
   RS_RETURN_IF_ERROR(s.CatchUpDispatch());
   s.RebuildQueueOffsetTable();
+  s.metrics_.recovery_nanos.store(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                      std::chrono::steady_clock::now() - recovery_start)
+                                      .count(),
+                                  std::memory_order_relaxed);
 
   s.async_flusher_ =
       std::make_unique<AsyncFlusher>(s.commit_log_->segments(), s.health_, options.async_flush);
@@ -101,6 +106,8 @@ Result<std::unique_ptr<MessageStore>> MessageStore::Open(const StoreOptions& opt
   gc.timeout_ms = options.sync_flush_timeout_ms;
   gc.unsafe_ack_before_flush_for_testing = options.unsafe_ack_before_flush_for_testing;
   s.group_commit_ = std::make_unique<GroupCommit>(s.commit_log_->segments(), s.health_, gc);
+  s.async_flusher_->SetMetrics(&s.metrics_);
+  s.group_commit_->SetMetrics(&s.metrics_);
   s.group_commit_->SetDurableOffset(s.commit_log_->MaxOffset());
   s.group_commit_->SetDurableListener([&s](PhysicalOffset durable) {
     if (s.dispatch_runner_) s.dispatch_runner_->Wake();

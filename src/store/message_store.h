@@ -44,6 +44,7 @@
 #include "store/checkpoint/checkpoint.h"
 #include "store/commitlog/commit_log.h"
 #include "store/common/store_health.h"
+#include "store/common/store_metrics.h"
 #include "store/consume_queue/consume_queue_table.h"
 #include "store/dispatch/dispatcher.h"
 #include "store/flush/async_flusher.h"
@@ -179,6 +180,12 @@ class MessageStore {
   int64_t sync_flush_count() const { return group_commit_ ? group_commit_->flush_count() : 0; }
   int64_t sync_wait_count() const { return group_commit_ ? group_commit_->wait_count() : 0; }
   int64_t sync_flush_nanos() const { return group_commit_ ? group_commit_->flush_nanos() : 0; }
+  // Flush latency and size, group-commit batches, recovery time (store/common/store_metrics.h).
+  const StoreMetrics& metrics() const { return metrics_; }
+  // Bytes the commit log's segment files take (segments are preallocated at full size).
+  int64_t CommitLogFileBytes() const;
+  // Store time of the oldest message still in the commit log; kNotFound when it is empty.
+  Result<int64_t> EarliestStoreTime() const;
 
  private:
   MessageStore(const StoreOptions& options, FileSystem& fs, Clock& clock);
@@ -204,6 +211,7 @@ class MessageStore {
   FileSystem& fs_;
   Clock& clock_;
   StoreHealth health_;
+  StoreMetrics metrics_;
   std::unique_ptr<FileLock> lock_;
   std::unique_ptr<Checkpoint> checkpoint_;
   std::unique_ptr<CommitLog> commit_log_;

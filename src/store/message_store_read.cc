@@ -213,6 +213,22 @@ Result<int64_t> MessageStore::StoreTimeAt(PhysicalOffset offset, int32_t size) c
   return d.record.store_timestamp;
 }
 
+int64_t MessageStore::CommitLogFileBytes() const {
+  return static_cast<int64_t>(commit_log_->segments().file_count()) *
+         commit_log_->segments().file_size();
+}
+
+Result<int64_t> MessageStore::EarliestStoreTime() const {
+  const PhysicalOffset min = commit_log_->MinOffset();
+  if (min.value() >= commit_log_->MaxOffset().value()) return NotFound("the commit log is empty");
+  RS_ASSIGN_OR_RETURN(CommitLogBytes bytes, commit_log_->ReadRecord(min));
+  format::DecodeResult d = format::DecodeRecord(bytes.bytes, false);
+  if (d.outcome != format::DecodeOutcome::kRecord) {
+    return Corruption("no record at commit log offset " + std::to_string(min.value()));
+  }
+  return d.record.store_timestamp;
+}
+
 Result<QueueOffset> MessageStore::GetOffsetInQueueByTime(std::string_view topic, int32_t queue_id,
                                                          int64_t timestamp) const {
   auto cq = consume_queues_->Find(topic, queue_id);

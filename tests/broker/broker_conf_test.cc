@@ -124,5 +124,20 @@ TEST(BrokerConfTest, StoreReplyMessageEnable) {
   EXPECT_TRUE(o.store_reply_message);
 }
 
+TEST(BrokerConfTest, MetricsExporterKeys) {
+  BrokerOptions o;
+  EXPECT_EQ(o.metrics_port, 0);  // an embedded broker serves no /metrics unless told
+  EXPECT_EQ(o.metrics_host, "127.0.0.1");
+  ASSERT_TRUE(ApplyBrokerConf("metricsPromExporterPort=19557\nmetricsPromExporterHost=0.0.0.0\n", o,
+                              nullptr)
+                  .ok());
+  EXPECT_EQ(o.metrics_port, 19557);
+  EXPECT_EQ(o.metrics_host, "0.0.0.0");
+  Status s = ApplyBrokerConf("metricsPromExporterPort=70000\n", o, nullptr);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("metricsPromExporterPort"), std::string::npos) << s.message();
+  EXPECT_FALSE(ApplyBrokerConf("metricsPromExporterPort=-1\n", o, nullptr).ok());
+}
+
 }  // namespace
 }  // namespace rocketstore::broker

@@ -86,6 +86,10 @@ Status ServeProcess::Start(int64_t start_timeout_ms) {
     args.push_back("--config");
     args.push_back(options_.config_file);
   }
+  if (options_.metrics_port >= 0) {
+    args.push_back("--metrics-port");
+    args.push_back(std::to_string(options_.metrics_port));
+  }
   args.insert(args.end(), options_.extra_args.begin(), options_.extra_args.end());
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());

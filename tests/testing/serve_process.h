@@ -37,6 +37,9 @@ class ServeProcess {
     uint16_t namesrv_port = 0;  // 0: a free port, chosen once and kept across restarts
     uint16_t broker_port = 0;
     std::string log_file = "-";  // --log-file ("-": stderr, i.e. the test's output)
+    // --metrics-port: 0 (default) turns the endpoint off, so parallel tests do not race
+    // for 5557; -1 passes no flag (broker.conf or the default decide).
+    int metrics_port = 0;
     std::vector<std::string> extra_args;
   };
 

@@ -171,4 +171,34 @@ std::set<std::string> ConsumerOffsetManager::GroupsOf(std::string_view topic) co
   return out;
 }
 
+std::vector<ConsumerOffsetManager::Entry> ConsumerOffsetManager::Snapshot() const {
+  std::vector<Entry> out;
+  std::lock_guard lock(mu_);
+  out.reserve(table_.size());
+  for (const auto& [key, offsets] : table_) {
+    const size_t at = key.find('@');
+    if (at == std::string::npos || at == 0 || at + 1 == key.size()) continue;
+    out.push_back(Entry{key.substr(0, at), key.substr(at + 1), offsets});
+  }
+  return out;
+}
+
+void ConsumerOffsetManager::RecordPull(std::string_view group, std::string_view topic,
+                                       int32_t queue_id, int64_t next_offset) {
+  if (next_offset < 0) return;
+  const std::string key = Key(group, topic);
+  std::lock_guard lock(pull_mu_);
+  pulls_[key][queue_id] = next_offset;
+}
+
+int64_t ConsumerOffsetManager::QueryPull(std::string_view group, std::string_view topic,
+                                         int32_t queue_id) const {
+  const std::string key = Key(group, topic);
+  std::lock_guard lock(pull_mu_);
+  auto it = pulls_.find(key);
+  if (it == pulls_.end()) return -1;
+  auto q = it->second.find(queue_id);
+  return q == it->second.end() ? -1 : q->second;
+}
+
 }  // namespace rocketstore::broker

@@ -13,8 +13,10 @@
 #include <cstdint>
 #include <map>
 #include <set>
+#include <mutex>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "broker/config/config_manager.h"
 
@@ -46,12 +48,30 @@ class ConsumerOffsetManager final : public ConfigManager {
   // The groups that have offsets of `topic` (Java's whichGroupByTopic).
   std::set<std::string> GroupsOf(std::string_view topic) const;
 
+  // One (topic, group)'s committed offsets, for the metrics' lag gauges.
+  struct Entry {
+    std::string topic, group;
+    std::map<int32_t, int64_t> offsets;  // queue id -> committed offset
+  };
+  // Every committed offset (a copy; keys that are not "topic@group" are left out).
+  std::vector<Entry> Snapshot() const;
+
+  // Pull offsets (RocketMQ 5's pullOffsetTable; memory only, never persisted): where the
+  // group's last pull of the queue ended — what was handed out, committed or not. The
+  // metrics' inflight (pulled - committed) and ready (max - pulled) gauges use them.
+  void RecordPull(std::string_view group, std::string_view topic, int32_t queue_id,
+                  int64_t next_offset);
+  // -1 when the group has not pulled the queue since the broker started.
+  int64_t QueryPull(std::string_view group, std::string_view topic, int32_t queue_id) const;
+
  private:
   std::string EncodeLocked() const override;
   Status DecodeLocked(std::string_view json) override;
 
   std::map<std::string, std::map<int32_t, int64_t>, std::less<>> table_;  // GUARDED_BY(mu_)
   std::map<std::string, std::string> unknown_top_level_;                  // GUARDED_BY(mu_)
+  mutable std::mutex pull_mu_;
+  std::map<std::string, std::map<int32_t, int64_t>, std::less<>> pulls_;  // GUARDED_BY(pull_mu_)
 };
 
 }  // namespace rocketstore::broker

@@ -16,6 +16,7 @@ RemotingCommand RequestStub(const RemotingCommand& r) {
   stub.opaque = r.opaque;
   stub.flag = r.flag;
   stub.serialize_type = r.serialize_type;
+  stub.received_nanos = r.received_nanos;  // the deferred answer's latency (rocketmq_rpc_latency)
   return stub;
 }
 

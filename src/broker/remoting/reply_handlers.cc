@@ -44,10 +44,10 @@ RemotingCommand BuildReplyResponse(const RemotingCommand& request, ReplyResult&&
 void LogFailures(const ReplyResult& result, const std::string& topic) {
   if (!result.checked) return;
   if (!result.push_status.ok()) {
-    RS_LOG_WARN("reply to {} not delivered: {}", topic, result.push_status.ToString());
+    RS_LOG_WARN("reply: not delivered topic={} error=\"{}\"", topic, result.push_status.ToString());
   }
   if (result.stored && !result.stored->stored()) {
-    RS_LOG_WARN("reply to {} not stored: {}", topic, result.stored->verdict.remark);
+    RS_LOG_WARN("reply: not stored topic={} error=\"{}\"", topic, result.stored->verdict.remark);
   }
 }
 

@@ -33,8 +33,8 @@ ScheduleDeliveryService::ScheduleDeliveryService(const DelayLevelTable& levels, 
     if (stored >= 0 && (start < min || start > max)) {
       start = std::clamp(start, min, max);
       RS_LOG_WARN(
-          "delay level {}: delayOffset.json offset {} is outside queue {} [{}, {}]; "
-          "continuing at {}",
+          "delay: delayOffset.json offset outside the queue level={} offset={} queue={} "
+          "min={} max={} continue_at={}",
           level, stored, q, min, max, start);
     }
     l.next = l.committed = start;
@@ -66,13 +66,13 @@ int64_t ScheduleDeliveryService::StepLevel(Level& l, int64_t now_ms) {
     auto units = store_.GetQueueUnits(kScheduleTopic, q, QueueOffset(l.next), budget);
     if (!units.ok()) {
       if (units.status().code() != StatusCode::kNotFound) {
-        RS_LOG_WARN("delay level {}: reading queue {} at {} failed: {}", l.level, q, l.next,
-                    units.status().ToString());
+        RS_LOG_WARN("delay: reading the queue failed level={} queue={} offset={} error=\"{}\"",
+                    l.level, q, l.next, units.status().ToString());
         return l.next_due = now_ms + options_.retry_after_ms;
       }
       const int64_t min = store_.GetMinOffsetInQueue(kScheduleTopic, q).value();
-      RS_LOG_WARN("delay level {}: offset {} is gone from queue {}; continuing at {}", l.level,
-                  l.next, q, min);
+      RS_LOG_WARN("delay: offset gone from the queue level={} offset={} queue={} continue_at={}",
+                  l.level, l.next, q, min);
       if (min <= l.next) return l.next_due = now_ms + options_.retry_after_ms;
       skipped_.fetch_add(static_cast<uint64_t>(min - l.next), std::memory_order_relaxed);
       l.next = min - 1;
@@ -114,7 +114,7 @@ ScheduleDeliveryService::UnitOutcome ScheduleDeliveryService::DeliverUnit(
   }
   auto stored = reputter_.Read(unit.offset.value());
   if (!stored.ok()) {
-    RS_LOG_WARN("delay level {}: message at queue offset {} (commit-log offset {}) skipped: {}",
+    RS_LOG_WARN("delay: message skipped level={} queue_offset={} commitlog_offset={} error=\"{}\"",
                 l.level, l.next, unit.offset.value(), stored.status().ToString());
     return UnitOutcome::kSkipped;
   }
@@ -124,15 +124,15 @@ ScheduleDeliveryService::UnitOutcome ScheduleDeliveryService::DeliverUnit(
   auto qid = real_qid ? ParseDelayLevel(*real_qid) : std::nullopt;
   if (!real_topic || real_topic->empty() || !qid || *qid < 0) {
     RS_LOG_ERROR(
-        "delay level {}: message at commit-log offset {} has no usable REAL_TOPIC / "
-        "REAL_QID; skipped",
+        "delay: message skipped reason=no_usable_REAL_TOPIC_or_REAL_QID level={} "
+        "commitlog_offset={}",
         l.level, unit.offset.value());
     return UnitOutcome::kSkipped;
   }
   if (*real_topic == kTransHalfTopic) {
     RS_LOG_ERROR(
-        "delay level {}: message at commit-log offset {} names the transaction half "
-        "topic as its real topic; discarded, as RocketMQ does",
+        "delay: message discarded reason=real_topic_is_the_half_topic level={} "
+        "commitlog_offset={}",
         l.level, unit.offset.value());
     return UnitOutcome::kSkipped;
   }
@@ -149,14 +149,14 @@ ScheduleDeliveryService::UnitOutcome ScheduleDeliveryService::DeliverUnit(
     case Outcome::kInvalidArgument:
     case Outcome::kNoPermission:
       RS_LOG_ERROR(
-          "delay level {}: message at commit-log offset {} refused by {}:{}: {}; "
-          "skipped",
+          "delay: message skipped reason=refused level={} commitlog_offset={} topic={} "
+          "queue={} error=\"{}\"",
           l.level, unit.offset.value(), *real_topic, *qid, put.verdict.remark);
       return UnitOutcome::kSkipped;
     default:
       failed_.fetch_add(1, std::memory_order_relaxed);
-      RS_LOG_WARN("delay level {}: re-put to {}:{} failed ({}); retrying", l.level, *real_topic,
-                  *qid, put.verdict.remark);
+      RS_LOG_WARN("delay: re-put failed, retrying level={} topic={} queue={} error=\"{}\"", l.level,
+                  *real_topic, *qid, put.verdict.remark);
       return UnitOutcome::kRetryLater;
   }
 }

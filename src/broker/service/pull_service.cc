@@ -198,6 +198,7 @@ std::optional<PullResult> PullService::PullOnce(const RequestContext& context,
       options_.stats->OnGet(req.topic, req.consumer_group,
                             static_cast<uint32_t>(got.messages.size()),
                             static_cast<uint64_t>(got.total_bytes));
+      offsets_.RecordPull(req.consumer_group, req.topic, req.queue_id, r.next_begin_offset);
     }
     r.messages = std::move(got.messages);
   }

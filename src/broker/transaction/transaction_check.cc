@@ -43,7 +43,7 @@ std::string EncodeForCheck(const DraftMessage& copy, const AppendedRecord& at,
 int TransactionService::RunOnce(int64_t now_ms) {
   std::lock_guard lock(mu_);
   if (Status s = ScanHalves(); !s.ok()) {
-    RS_LOG_WARN("transactions: reading the half queue failed: {}", s.ToString());
+    RS_LOG_WARN("transactions: reading the half queue failed error=\"{}\"", s.ToString());
   }
   int done = 0;
   for (auto it = pending_.begin(); it != pending_.end() && done < options_.max_checks_per_step;) {
@@ -71,8 +71,8 @@ bool TransactionService::CheckOne(Entry& e, int64_t now_ms) {
   }
   auto half = reputter_.Read(e.commit_log_offset);
   if (!half.ok()) {
-    RS_LOG_WARN("transactions: half {} (commit-log offset {}) unreadable, dropped: {}", e.origin,
-                e.commit_log_offset, half.status().ToString());
+    RS_LOG_WARN("transactions: half unreadable, dropped half={} commitlog_offset={} error=\"{}\"",
+                e.origin, e.commit_log_offset, half.status().ToString());
     pending_.erase(e.origin);
     return true;
   }
@@ -86,7 +86,8 @@ bool TransactionService::CheckOne(Entry& e, int64_t now_ms) {
   ReputResult put = reputter_.Put(PutOrigin::kSystem, copy);
   if (!put.stored()) {
     ++counters_.failed_puts;
-    RS_LOG_WARN("transactions: renewing half {} failed: {}", e.origin, put.verdict.remark);
+    RS_LOG_WARN("transactions: renewing a half failed half={} error=\"{}\"", e.origin,
+                put.verdict.remark);
     return false;
   }
   e.queue_offset = put.put.first.queue_offset.value();
@@ -123,14 +124,14 @@ bool TransactionService::Discard(Entry& e) {
     ReputResult put = reputter_.Put(PutOrigin::kSystem, d);
     if (!put.stored()) {
       ++counters_.failed_puts;
-      RS_LOG_WARN("transactions: half {} to {} failed: {}", e.origin, kTransCheckMaxTimeTopic,
-                  put.verdict.remark);
+      RS_LOG_WARN("transactions: moving a half failed half={} topic={} error=\"{}\"", e.origin,
+                  kTransCheckMaxTimeTopic, put.verdict.remark);
       return false;
     }
   }
   if (!WriteOp("d", e.queue_offset).ok()) return false;
-  RS_LOG_WARN("transactions: half {} of group {} checked {} times, moved to {}", e.origin, e.group,
-              e.check_times, kTransCheckMaxTimeTopic);
+  RS_LOG_WARN("transactions: half checked too often, moved half={} group={} checks={} topic={}",
+              e.origin, e.group, e.check_times, kTransCheckMaxTimeTopic);
   ++counters_.discarded;
   Settle(e.origin, Settled::kDiscarded);
   return true;
@@ -165,7 +166,7 @@ void TransactionService::FinishCommit(Entry& e, int64_t intent_copy, int64_t int
   e.intent = true;
   auto exists = CommittedCopyExists(e, intent_offset);
   if (!exists.ok()) {
-    RS_LOG_WARN("transactions: half {}: looking for its commit failed: {}", e.origin,
+    RS_LOG_WARN("transactions: looking for a half's commit failed half={} error=\"{}\"", e.origin,
                 exists.status().ToString());
     return;
   }
@@ -174,8 +175,7 @@ void TransactionService::FinishCommit(Entry& e, int64_t intent_copy, int64_t int
     auto half =
         reputter_.Read(c != copies.end() ? c->second.commit_log_offset : e.commit_log_offset);
     if (!half.ok() || !ReputCommit(half->record).ok()) {
-      RS_LOG_WARN("transactions: half {}: finishing its commit failed; checked again later",
-                  e.origin);
+      RS_LOG_WARN("transactions: finishing a commit failed, checked again later half={}", e.origin);
       return;
     }
   }
@@ -235,7 +235,7 @@ Status TransactionService::Recover() {
       FinishCommit(it->second, o.intent_copy, o.intent_offset, copies);
     }
   }
-  RS_LOG_INFO("transactions: recovered, {} pending halves, {} settled, {} commits finished",
+  RS_LOG_INFO("transactions: recovered pending_halves={} settled={} commits_finished={}",
               pending_.size(), settled_.size(), counters_.recovered_commits);
   return Status::OK();
 }

@@ -102,7 +102,7 @@ Status TransactionService::ScanHalves() {
       if (!u.IsValid() || u.IsBlank()) continue;
       auto half = reputter_.Read(u.offset.value());
       if (!half.ok()) {
-        RS_LOG_WARN("transactions: half at queue offset {} unreadable, skipped: {}", q,
+        RS_LOG_WARN("transactions: half unreadable, skipped queue_offset={} error=\"{}\"", q,
                     half.status().ToString());
         continue;
       }
@@ -136,7 +136,7 @@ Verdict TransactionService::WriteOp(std::string_view tag, int64_t copy_queue_off
   ReputResult r = reputter_.Put(PutOrigin::kSystem, d);
   if (r.stored()) return Verdict::Ok();
   ++counters_.failed_puts;
-  RS_LOG_WARN("transactions: op record {} for half queue offset {} not stored: {}", tag,
+  RS_LOG_WARN("transactions: op record not stored tag={} half_queue_offset={} error=\"{}\"", tag,
               copy_queue_offset, r.verdict.remark);
   return r.verdict;
 }
@@ -164,7 +164,7 @@ std::optional<Verdict> TransactionService::EndTransaction(const EndTransactionRe
   if (!commit && req.commit_or_rollback != format::kTransactionRollback) return std::nullopt;
   std::lock_guard lock(mu_);
   if (Status s = ScanHalves(); !s.ok()) {
-    RS_LOG_WARN("transactions: reading the half queue failed: {}", s.ToString());
+    RS_LOG_WARN("transactions: reading the half queue failed error=\"{}\"", s.ToString());
   }
   auto half = reputter_.Read(req.commit_log_offset);
   if (!half.ok() || half->record.topic != kTransHalfTopic) return NotFoundHalf();

@@ -1,10 +1,21 @@
 #include "store/flush/async_flusher.h"
 
+#include <algorithm>
+#include <chrono>
+
 namespace rocketstore {
 
 Result<PhysicalOffset> AsyncFlusher::DoFlush() {
   if (!sticky_error_.ok()) return sticky_error_;
+  const int64_t before = segments_.FlushedOffset().value();
+  const auto t0 = std::chrono::steady_clock::now();
   Result<PhysicalOffset> r = segments_.Flush(options_.method);
+  if (metrics_ != nullptr && r.ok()) {
+    const auto took = std::chrono::steady_clock::now() - t0;
+    metrics_->flush_micros.Record(
+        std::chrono::duration_cast<std::chrono::microseconds>(took).count());
+    metrics_->flush_bytes.Record(std::max<int64_t>(0, r->value() - before));
+  }
   if (!r.ok()) {
     sticky_error_ = r.status().WithContext(
         "commit log flush failed; the store stops "

@@ -24,6 +24,7 @@
 
 #include "base/result.h"
 #include "store/common/store_health.h"
+#include "store/common/store_metrics.h"
 #include "store/segment/mapped_file_queue.h"
 
 namespace rocketstore {
@@ -41,6 +42,8 @@ class AsyncFlusher {
       : segments_(segments), health_(health), options_(options) {}
 
   const Options& options() const { return options_; }
+  // Where each flush's latency and bytes are recorded (optional; set before use).
+  void SetMetrics(StoreMetrics* metrics) { metrics_ = metrics; }
 
   // One round at time `now_ms`. Returns the flushed offset after the round, or the
   // (sticky) flush error.
@@ -55,6 +58,7 @@ class AsyncFlusher {
   MappedFileQueue& segments_;
   StoreHealth& health_;
   const Options options_;
+  StoreMetrics* metrics_ = nullptr;
   int64_t last_thorough_ms_ = 0;  // as RocketMQ: the first round is thorough
   Status sticky_error_;
 };

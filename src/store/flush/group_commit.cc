@@ -37,11 +37,20 @@ void GroupCommit::LeadFlushLocked(std::unique_lock<std::mutex>& l) {
     released_ = static_cast<int>(
         std::count_if(blocking_ends_.begin(), blocking_ends_.end(),
                       [before, after](int64_t e) { return e > before && e <= after; }));
+    if (metrics_ != nullptr) {
+      metrics_->flush_micros.Record(took_nanos / 1000);
+      metrics_->flush_bytes.Record(std::max<int64_t>(0, after - before));
+    }
   }
   arrived_ = 0;
   cv_.notify_all();
   gather_cv_.notify_all();
-  PublishLocked(l);
+  const int released_blocking = flushed.ok() ? released_ : 0;
+  const size_t released_callbacks = PublishLocked(l);
+  if (metrics_ != nullptr && flushed.ok() && released_blocking + released_callbacks > 0) {
+    metrics_->group_commit_batch.Record(released_blocking +
+                                        static_cast<int64_t>(released_callbacks));
+  }
 }
 
 void GroupCommit::GatherLocked(std::unique_lock<std::mutex>& l, int64_t end,
@@ -73,21 +82,23 @@ void GroupCommit::RaiseDurableLocked(int64_t offset) {
   durable_.store(offset, std::memory_order_release);
 }
 
-void GroupCommit::PublishLocked(std::unique_lock<std::mutex>& l) {
+size_t GroupCommit::PublishLocked(std::unique_lock<std::mutex>& l) {
   const int64_t durable = durable_.load(std::memory_order_relaxed);
   const bool moved = durable > published_;
   const bool fail = !error_.ok() && !error_published_;
-  if (!moved && !fail) return;
+  if (!moved && !fail) return 0;
   published_ = std::max(published_, durable);
   error_published_ = error_published_ || fail;
   const Status error = error_;
   l.unlock();
   if (fail) waiters_.Fail(error);
+  size_t completed = 0;
   if (moved) {
-    waiters_.Advance(durable);
+    completed = waiters_.Advance(durable);
     if (on_durable_) on_durable_(PhysicalOffset(durable));
   }
   l.lock();
+  return completed;
 }
 
 Status GroupCommit::TimeoutError(int64_t end) const {

@@ -55,6 +55,7 @@
 #include "base/offsets.h"
 #include "base/status.h"
 #include "store/common/store_health.h"
+#include "store/common/store_metrics.h"
 #include "store/flush/offset_waiters.h"
 #include "store/segment/mapped_file_queue.h"
 
@@ -110,6 +111,10 @@ class GroupCommit {
     has_pending_ = std::move(pending);
   }
 
+  // Where each flush's latency, bytes and released producers are recorded (optional; set
+  // before use).
+  void SetMetrics(StoreMetrics* metrics) { metrics_ = metrics; }
+
   // What is known durable without flushing (the recovered end at startup).
   void SetDurableOffset(PhysicalOffset offset);
   PhysicalOffset durable_offset() const;
@@ -136,12 +141,14 @@ class GroupCommit {
   void RaiseDurableLocked(int64_t offset);
   // Publishes a new durable offset or the sticky error, with mu_ released meanwhile: the
   // callbacks it decides run, and the durable listener hears of the new offset.
-  void PublishLocked(std::unique_lock<std::mutex>& l);
+  // Returns how many callback waiters it completed with OK.
+  size_t PublishLocked(std::unique_lock<std::mutex>& l);
   Status TimeoutError(int64_t end) const;
 
   MappedFileQueue& segments_;
   StoreHealth& health_;
   const Options options_;
+  StoreMetrics* metrics_ = nullptr;
 
   mutable std::mutex mu_;
   std::condition_variable cv_;          // flush finished (blocking waiters)

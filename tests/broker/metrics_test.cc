@@ -1,0 +1,192 @@
+// The Prometheus exposition (broker/metrics/): text format details (escaping, histogram
+// lines, the per-family cap and its dropped-label-set gauge), the rpc latency table
+// (per-thread, overflow), a scrape rendered from real BrokerStats counts, and the HTTP
+// endpoint's answers to good and bad requests.
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <thread>
+
+#include "broker/metrics/broker_metrics.h"
+#include "broker/metrics/metrics_http_server.h"
+#include "broker/metrics/prom_text.h"
+#include "broker/metrics/rpc_stats.h"
+
+namespace rocketstore::broker {
+namespace {
+
+bool Contains(const std::string& text, const std::string& line) {
+  return text.find(line) != std::string::npos;
+}
+
+TEST(PromTextTest, EscapesLabelValuesAndHelp) {
+  EXPECT_EQ(EscapeLabelValue("a\"b\\c\nd"), "a\\\"b\\\\c\\nd");
+  EXPECT_EQ(EscapeLabelValue("plain"), "plain");
+  EXPECT_EQ(EscapeHelp("x\\y\nz \"q\""), "x\\\\y\\nz \"q\"");
+  PromTextWriter w(PromLabels{{"cluster", "c\"1"}});
+  w.Family("m_total", "counter", "line one\nline two");
+  w.Sample({{"topic", "t\\x"}}, 3);
+  const std::string text = w.Finish();
+  EXPECT_TRUE(Contains(text, "# HELP m_total line one\\nline two\n")) << text;
+  EXPECT_TRUE(Contains(text, "# TYPE m_total counter\n")) << text;
+  EXPECT_TRUE(Contains(text, "m_total{cluster=\"c\\\"1\",topic=\"t\\\\x\"} 3\n")) << text;
+}
+
+TEST(PromTextTest, FormatsValues) {
+  EXPECT_EQ(FormatValue(0), "0");
+  EXPECT_EQ(FormatValue(12345678901234.0), "12345678901234");
+  EXPECT_EQ(FormatValue(0.5), "0.5");
+  EXPECT_EQ(FormatValue(1.0 / 0.0), "+Inf");
+  EXPECT_EQ(FormatValue(-1.0 / 0.0), "-Inf");
+  EXPECT_EQ(FormatValue(0.0 / 0.0), "NaN");
+}
+
+TEST(PromTextTest, HistogramBucketsAreCumulativeWithSumAndCount) {
+  PromTextWriter w(PromLabels{});
+  w.Family("h", "histogram", "help");
+  const std::vector<double> bounds = {1, 5};
+  const std::vector<uint64_t> counts = {2, 3, 4};  // per bucket, +Inf last
+  w.Histogram({{"k", "v"}}, bounds, counts, 42.5);
+  const std::string text = w.Finish();
+  EXPECT_TRUE(Contains(text, "h_bucket{k=\"v\",le=\"1\"} 2\n")) << text;
+  EXPECT_TRUE(Contains(text, "h_bucket{k=\"v\",le=\"5\"} 5\n")) << text;
+  EXPECT_TRUE(Contains(text, "h_bucket{k=\"v\",le=\"+Inf\"} 9\n")) << text;
+  EXPECT_TRUE(Contains(text, "h_sum{k=\"v\"} 42.5\n")) << text;
+  EXPECT_TRUE(Contains(text, "h_count{k=\"v\"} 9\n")) << text;
+}
+
+TEST(PromTextTest, CapDropsLabelSetsAndReportsThem) {
+  PromTextWriter w(PromLabels{{"node_id", "b"}}, /*max_series=*/2);
+  w.Family("g", "gauge", "help");
+  w.Sample({{"topic", "a"}}, 1);
+  w.Sample({{"topic", "b"}}, 2);
+  w.Sample({{"topic", "c"}}, 3);  // over the cap
+  w.Sample({{"topic", "d"}}, 4);
+  w.Family("other", "gauge", "help");
+  w.Sample({}, 7);
+  const std::string text = w.Finish();
+  EXPECT_TRUE(Contains(text, "g{node_id=\"b\",topic=\"b\"} 2\n"));
+  EXPECT_FALSE(Contains(text, "topic=\"c\""));
+  EXPECT_FALSE(Contains(text, "topic=\"d\""));
+  EXPECT_TRUE(Contains(text, "other{node_id=\"b\"} 7\n"));  // the cap is per family
+  EXPECT_TRUE(Contains(text, "rocketmq_metrics_dropped_label_sets{node_id=\"b\",metric=\"g\"} 2\n"))
+      << text;
+}
+
+TEST(RpcStatsTest, CountsByCodePairAcrossThreadsIntoBuckets) {
+  RpcStats rpc;
+  rpc.OnRpc(10, 0, 500'000);      // 0.5 ms -> le 1
+  rpc.OnRpc(10, 0, 4'000'000);    // 4 ms -> le 5
+  rpc.OnRpc(10, 14, 50'000'000);  // another response code
+  std::thread t([&] {
+    for (int i = 0; i < 100; ++i) rpc.OnRpc(10, 0, 2'000'000);  // le 3
+  });
+  t.join();
+  const RpcSnapshot s = rpc.Collect();
+  ASSERT_EQ(s.by_code.size(), 2u);
+  const RpcTotals& ok = s.by_code.at({10, 0});
+  EXPECT_EQ(ok.count, 102u);
+  EXPECT_EQ(ok.buckets[0], 1u);    // <= 1 ms
+  EXPECT_EQ(ok.buckets[1], 100u);  // <= 3 ms
+  EXPECT_EQ(ok.buckets[2], 1u);    // <= 5 ms
+  EXPECT_EQ(ok.sum_micros, 500u + 4000u + 100u * 2000u);
+  EXPECT_EQ(s.by_code.at({10, 14}).buckets[5], 1u);  // <= 100 ms
+  EXPECT_EQ(s.dropped_pairs, 0u);
+}
+
+TEST(RpcStatsTest, AFullTableGoesToTheOverflowCell) {
+  RpcStats rpc;
+  for (int code = 0; code < static_cast<int>(RpcStats::kSlots) + 10; ++code) {
+    rpc.OnRpc(code, 0, 1000);
+  }
+  const RpcSnapshot s = rpc.Collect();
+  EXPECT_EQ(s.by_code.size(), RpcStats::kSlots);
+  EXPECT_EQ(s.overflow.count, 10u);
+  EXPECT_EQ(s.dropped_pairs, 1u);  // one thread's table overflowed
+}
+
+TEST(BrokerMetricsTest, RendersTheCountersWithRocketMq5NamesAndLabels) {
+  BrokerStats stats(/*max_keys=*/2);
+  stats.OnPut("T", MessageType::kNormal, 3, 3000);
+  stats.OnPut("T", MessageType::kDelay, 1, 100);
+  stats.OnPut("U", MessageType::kNormal, 1, 10);  // past the cap of 2 keys: overflow
+  stats.OnGet("T", "G", 2, 2000);
+  stats.OnSendBack("T", "G", true);
+  RpcStats rpc;
+  rpc.OnRpc(310, 0, 100'000);
+  MetricsSources src;
+  src.cluster = "DefaultCluster";
+  src.node_id = "broker-a";
+  src.stats = &stats;
+  src.rpc = &rpc;
+  const std::string text = RenderBrokerMetrics(src);
+  const std::string common = "cluster=\"DefaultCluster\",node_type=\"broker\",node_id=\"broker-a\"";
+  EXPECT_TRUE(Contains(text, "# TYPE rocketmq_messages_in_total counter\n"));
+  EXPECT_TRUE(Contains(
+      text, "rocketmq_messages_in_total{" + common + ",topic=\"T\",message_type=\"normal\"} 3\n"))
+      << text;
+  EXPECT_TRUE(Contains(
+      text, "rocketmq_messages_in_total{" + common + ",topic=\"T\",message_type=\"delay\"} 1\n"));
+  EXPECT_TRUE(Contains(text, "rocketmq_messages_in_total{" + common +
+                                 ",topic=\"__overflow__\",message_type=\"normal\"} 1\n"));
+  EXPECT_TRUE(Contains(text, "rocketmq_metrics_dropped_label_sets_total{" + common + "} 1\n"));
+  EXPECT_TRUE(Contains(text, "rocketmq_throughput_in_total{" + common +
+                                 ",topic=\"T\",message_type=\"normal\"} 3000\n"));
+  EXPECT_TRUE(Contains(text, "rocketmq_message_size_bucket{" + common +
+                                 ",topic=\"T\",message_type=\"normal\",le=\"1024\"} 3\n"));
+  EXPECT_TRUE(Contains(
+      text, "rocketmq_messages_out_total{" + common + ",topic=\"T\",consumer_group=\"G\"} 2\n"));
+  EXPECT_TRUE(Contains(text, "rocketmq_throughput_out_total{" + common +
+                                 ",topic=\"T\",consumer_group=\"G\"} 2000\n"));
+  EXPECT_TRUE(Contains(text, "rocketmq_send_to_dlq_messages_total{" + common +
+                                 ",topic=\"T\",consumer_group=\"G\"} 1\n"));
+  EXPECT_TRUE(Contains(text, "rocketmq_rpc_latency_bucket{" + common +
+                                 ",protocol_type=\"remoting\",request_code=\"310\","
+                                 "response_code=\"0\",le=\"1\"} 1\n"))
+      << text;
+  EXPECT_TRUE(Contains(text, "rocketmq_rpc_latency_sum{" + common +
+                                 ",protocol_type=\"remoting\",request_code=\"310\","
+                                 "response_code=\"0\"} 0.1\n"));
+}
+
+std::string Fetch(httplib::Client& c, const std::string& method, const std::string& path,
+                  int* status) {
+  httplib::Result r = method == "GET"    ? c.Get(path.c_str())
+                      : method == "POST" ? c.Post(path.c_str(), "x", "text/plain")
+                                         : c.Delete(path.c_str());
+  *status = r ? r->status : -1;
+  return r ? r->body : std::string();
+}
+
+TEST(MetricsHttpServerTest, BadMethodsAndPathsGet4xxWithAMessage) {
+  MetricsHttpServer server([] { return std::string("up 1\n"); });
+  ASSERT_TRUE(server.Start("127.0.0.1", 0).ok());
+  ASSERT_NE(server.port(), 0);
+  httplib::Client c("127.0.0.1", server.port());
+  int status = 0;
+  std::string body = Fetch(c, "POST", "/metrics", &status);
+  EXPECT_EQ(status, 405);
+  EXPECT_TRUE(Contains(body, "use GET")) << body;
+  body = Fetch(c, "DELETE", "/metrics", &status);
+  EXPECT_EQ(status, 405);
+  body = Fetch(c, "GET", "/nope", &status);
+  EXPECT_EQ(status, 404);
+  EXPECT_TRUE(Contains(body, "GET /metrics")) << body;
+  body = Fetch(c, "GET", "/metrics", &status);
+  EXPECT_EQ(status, 200);
+  EXPECT_EQ(body, "up 1\n");
+  auto r = c.Get("/metrics");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->get_header_value("Content-Type"), "text/plain; version=0.0.4; charset=utf-8");
+
+  // The same port again: a clear error, not a crash.
+  MetricsHttpServer second([] { return std::string(); });
+  Status s = second.Start("127.0.0.1", server.port());
+  EXPECT_EQ(s.code(), StatusCode::kIOError);
+  EXPECT_TRUE(Contains(s.message(), std::to_string(server.port()))) << s.message();
+  server.Stop();
+  server.Stop();  // idempotent
+}
+
+}  // namespace
+}  // namespace rocketstore::broker
