@@ -60,6 +60,7 @@ Result<BrokerOptions> MakeBrokerOptions(const RunOptions& o) {
     if (!text.ok()) return text.status().WithContext("cannot read config file " + o.config_file);
     std::vector<std::string> ignored;
     RS_RETURN_IF_ERROR(ApplyBrokerConf(*text, b, &ignored));
+    b.config_file_path = o.config_file;
     for (const auto& key : ignored) {
       RS_LOG_WARN("rocketstore: ignoring an unsupported config key file={} key={}", o.config_file,
                   key);

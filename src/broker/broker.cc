@@ -68,6 +68,11 @@ Status Broker::OpenStoreAndConfig() {
       fs_, clock_, layout::ConfigPath(root, ConfigFile::kSubscriptionGroup));
   delay_offsets_ = std::make_unique<DelayOffsetManager>(
       fs_, clock_, layout::ConfigPath(root, ConfigFile::kDelayOffset));
+  config_file_ = std::make_unique<BrokerConfigFile>(
+      fs_, clock_,
+      options_.config_file_path.empty() ? JoinPath(layout::ConfigDir(root), "broker.properties")
+                                        : options_.config_file_path);
+  RS_RETURN_IF_ERROR(config_file_->Load());
   for (ConfigManager* m :
        {static_cast<ConfigManager*>(topics_.get()), static_cast<ConfigManager*>(offsets_.get()),
         static_cast<ConfigManager*>(groups_.get()),
@@ -122,6 +127,7 @@ void Broker::BuildServices() {
   persister_->Add(*groups_, 0);
   persister_->Add(*offsets_, options_.offset_persist_interval_ms);
   persister_->Add(*delay_offsets_, options_.flush_delay_offset_interval_ms);
+  persister_->Add(*config_file_, 0);
   auto request_registration = [r = registrar_.get()] { r->RequestNow(); };
   reput_ = std::make_unique<Reputter>(*store_, pipeline_);
   RetryService::Options rto;
@@ -182,12 +188,17 @@ void Broker::BuildServices() {
                                              request_registration);
   offset_service_ = std::make_unique<OffsetService>(*store_, *offsets_, *groups_);
   query_ = std::make_unique<QueryService>(*store_);
-  topic_service_ = std::make_unique<TopicService>(*topics_, request_registration);
+  topic_service_ =
+      std::make_unique<TopicService>(*topics_, request_registration, store_.get(), offsets_.get());
   topic_service_->AddSystemTopic(ReplyTopicOf(options_.cluster_name));
+  // As Java's TopicConfigManager: the cluster and broker names are system topics.
+  topic_service_->AddSystemTopic(options_.cluster_name);
+  topic_service_->AddSystemTopic(options_.broker_name);
   calls_ = std::make_unique<ClientCalls>(clock_);
   reply_ = std::make_unique<ReplyService>(ReplyService::Options{options_.store_reply_message},
                                           clock_, *send_, *producers_);
   locks_ = std::make_unique<RebalanceLockManager>(clock_, options_.rebalance_lock_max_live_ms);
+  BuildAdminA();
   BrokerServices services;
   services.send = send_.get();
   services.pull = pull_.get();
@@ -205,8 +216,10 @@ void Broker::BuildServices() {
   services.calls = calls_.get();
   services.transactions = transactions_.get();
   sampler_ = std::make_unique<StatsSampler>(*stats_, options_.cluster_name);
+  runtime_stats_ = std::make_unique<RuntimeStats>(*stats_, *sampler_);
   services.stats = stats_.get();
   services.stats_sampler = sampler_.get();
+  services.admin = &admin_a_;
   frontend_ = std::make_unique<RemotingFrontend>(services);
 }
 
@@ -261,6 +274,37 @@ Status Broker::Start() {
   return Status::OK();
 }
 
+// admin part A
+void Broker::BuildAdminA() {
+  broker_config_ = std::make_unique<BrokerConfigService>(
+      options_, clock_, config_file_.get(), [this](const BrokerOptions& o) {
+        send_->set_auto_create_topic(o.auto_create_topic);
+        retry_->set_auto_create_subscription_group(o.auto_create_subscription_group);
+        pull_->set_long_polling(o.long_polling);
+        pull_->set_short_polling_ms(o.short_polling_ms);
+      });
+  boot_ms_ = clock_.NowMillis();
+  RuntimeInfoService::Sources rs;
+  rs.store = store_.get();
+  rs.fs = &fs_;
+  rs.clock = &clock_;
+  rs.delay_offsets = delay_offsets_.get();
+  rs.root_dir = options_.store.root_dir;
+  rs.boot_ms = boot_ms_;
+  rs.stats = [this](RuntimeInfoService::Table& t) { runtime_stats_->Fill(t); };
+  runtime_info_ = std::make_unique<RuntimeInfoService>(std::move(rs));
+  group_admin_ = std::make_unique<GroupAdminService>(*groups_, *offsets_, *topics_, *consumers_);
+  store_admin_ = std::make_unique<StoreAdminService>(*store_, *consumers_);
+  admin_a_.config = broker_config_.get();
+  admin_a_.runtime = runtime_info_.get();
+  admin_a_.topic_configs = topics_.get();
+  admin_a_.groups = groups_.get();
+  admin_a_.offsets = offsets_.get();
+  admin_a_.group_admin = group_admin_.get();
+  admin_a_.store_admin = store_admin_.get();
+  admin_a_.broker_name = options_.broker_name;
+}
+
 void Broker::StartRunners() {
   using std::chrono::milliseconds;
   auto now_ms = [this] { return clock_.MonotonicNanos() / 1000000; };
@@ -276,10 +320,12 @@ void Broker::StartRunners() {
         holds_->RunOnce(now_ms());
         calls_->RunOnce(calls_->NowMs());
       });
-  stats_runner_ = std::make_unique<ServiceRunner>(
-      "broker-stats", milliseconds(1000), [this] { sampler_->RunOnce(clock_.NowMillis()); });
-  for (ServiceRunner* r : {registrar_runner_.get(), client_runner_.get(), hold_runner_.get(),
-                           stats_runner_.get()}) {
+  stats_runner_ = std::make_unique<ServiceRunner>("broker-stats", milliseconds(1000), [this] {
+    sampler_->RunOnce(clock_.NowMillis());
+    runtime_stats_->RunOnce(clock_.NowMillis());
+  });
+  for (ServiceRunner* r :
+       {registrar_runner_.get(), client_runner_.get(), hold_runner_.get(), stats_runner_.get()}) {
     r->Start();
   }
   schedule_->Start();
@@ -305,8 +351,8 @@ Status Broker::Stop() {
   frontend_->SetReady(false);
   schedule_->Stop();
   transactions_->Stop();
-  for (ServiceRunner* r : {registrar_runner_.get(), client_runner_.get(), hold_runner_.get(),
-                           stats_runner_.get()}) {
+  for (ServiceRunner* r :
+       {registrar_runner_.get(), client_runner_.get(), hold_runner_.get(), stats_runner_.get()}) {
     r->Stop();
   }
   if (timer_runner_) timer_runner_->Stop();

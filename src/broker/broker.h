@@ -68,6 +68,8 @@ class Broker {
   Status config_error() const { return persister_ ? persister_->last_error() : Status::OK(); }
   // Registers with all name servers now (blocking); OK if at least one accepted.
   Status RegisterAll() { return registrar_ ? registrar_->RegisterAll() : Status::OK(); }
+  // The broker's configuration as UPDATE_BROKER_CONFIG left it (null before Start).
+  BrokerConfigService* broker_config() { return broker_config_.get(); }
 
   TopicConfigManager& topics() { return *topics_; }
   ConsumerOffsetManager& offsets() { return *offsets_; }
@@ -88,6 +90,7 @@ class Broker {
  private:
   Status OpenStoreAndConfig();
   void BuildServices();
+  void BuildAdminA();  // admin part A
   void StartRunners();
   void Post(std::function<void()> fn);
 
@@ -125,6 +128,15 @@ class Broker {
   std::unique_ptr<RebalanceLockManager> locks_;  // orderly consumers' queue locks
   std::unique_ptr<ReplyService> reply_;          // request-reply (324 / 325)
   std::unique_ptr<TransactionService> transactions_;
+  // admin part A
+  std::unique_ptr<BrokerConfigFile> config_file_;  // broker.conf, rewritten by 25
+  std::unique_ptr<BrokerConfigService> broker_config_;
+  std::unique_ptr<RuntimeInfoService> runtime_info_;
+  std::unique_ptr<RuntimeStats> runtime_stats_;  // 28's statistics keys
+  std::unique_ptr<GroupAdminService> group_admin_;
+  std::unique_ptr<StoreAdminService> store_admin_;
+  BrokerServices::AdminA admin_a_;
+  int64_t boot_ms_ = 0;
   std::unique_ptr<RemotingFrontend> frontend_;
   // Broker -> client requests awaiting answers: outlives the server (its io threads
   // deliver the answers), dies before the services its callbacks use.

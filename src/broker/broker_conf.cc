@@ -179,7 +179,8 @@ const std::map<std::string_view, Setter>& Setters() {
 
 }  // namespace
 
-Status ApplyBrokerConf(std::string_view text, BrokerOptions& o, std::vector<std::string>* ignored) {
+Result<std::vector<BrokerConfEntry>> ParseBrokerConf(std::string_view text) {
+  std::vector<BrokerConfEntry> out;
   int line_no = 0;
   size_t pos = 0;
   while (pos <= text.size()) {
@@ -193,8 +194,27 @@ Status ApplyBrokerConf(std::string_view text, BrokerOptions& o, std::vector<std:
     if (sep == std::string_view::npos) {
       return InvalidArgument("broker.conf line " + std::to_string(line_no) + ": no '='");
     }
-    Entry e{std::string(Trim(line.substr(0, sep))), std::string(Trim(line.substr(sep + 1))),
-            line_no};
+    out.push_back(
+        {std::string(Trim(line.substr(0, sep))), std::string(Trim(line.substr(sep + 1)))});
+  }
+  return out;
+}
+
+Status ApplyBrokerConf(std::string_view text, BrokerOptions& o, std::vector<std::string>* ignored) {
+  RS_ASSIGN_OR_RETURN(std::vector<BrokerConfEntry> entries, ParseBrokerConf(text));
+  // Line numbers of the non-comment lines, for the messages.
+  int line_no = 0;
+  size_t pos = 0;
+  size_t next = 0;
+  while (pos <= text.size() && next < entries.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = Trim(text.substr(pos, end - pos));
+    pos = end + 1;
+    ++line_no;
+    if (line.empty() || line.front() == '#' || line.front() == '!') continue;
+    Entry e{entries[next].key, entries[next].value, line_no};
+    ++next;
     auto it = Setters().find(e.key);
     if (it == Setters().end()) {
       if (ignored) ignored->push_back(e.key);
@@ -203,6 +223,62 @@ Status ApplyBrokerConf(std::string_view text, BrokerOptions& o, std::vector<std:
     RS_RETURN_IF_ERROR(it->second(e, o));
   }
   return Status::OK();
+}
+
+std::string FormatBrokerConf(const BrokerOptions& o) {
+  auto b = [](bool v) { return std::string(v ? "true" : "false"); };
+  auto n = [](int64_t v) { return std::to_string(v); };
+  std::string namesrv;
+  for (const std::string& a : o.namesrv_addrs) namesrv += (namesrv.empty() ? "" : ";") + a;
+  std::string ip1 = o.advertised_addr.substr(0, o.advertised_addr.rfind(':'));
+  std::map<std::string, std::string> values = {
+      {"brokerClusterName", o.cluster_name},
+      {"brokerName", o.broker_name},
+      {"brokerIP1", ip1},
+      {"storePathRootDir", o.store.root_dir},
+      {"listenPort", n(o.server.port)},
+      {"namesrvAddr", namesrv},
+      {"autoCreateTopicEnable", b(o.auto_create_topic)},
+      {"autoCreateSubscriptionGroup", b(o.auto_create_subscription_group)},
+      {"storeReplyMessageEnable", b(o.store_reply_message)},
+      {"brokerPermission", n(o.broker_permission)},
+      {"longPollingEnable", b(o.long_polling)},
+      {"enablePropertyFilter", b(o.enable_property_filter)},
+      {"messageIndexEnable", b(o.store.message_index_enable)},
+      {"timerWheelEnable", b(o.timer_wheel_enable)},
+      {"timerPrecisionMs", n(o.timer_precision_ms)},
+      {"timerMaxDelaySec", n(o.timer_max_delay_sec)},
+      {"syncFlushZeroFill", b(o.store.sync_flush_zero_fill)},
+      {"flushDiskType",
+       o.store.flush_disk_type == FlushDiskType::kSyncFlush ? "SYNC_FLUSH" : "ASYNC_FLUSH"},
+      {"accessMessageInMemoryMaxRatio", n(o.store.access_message_in_memory_max_ratio)},
+      {"syncFlushTimeout", n(o.store.sync_flush_timeout_ms)},
+      {"maxMessageSize", n(static_cast<int64_t>(o.store.max_message_body_bytes))},
+      {"mappedFileSizeCommitLog", n(o.store.commit_log_segment_size)},
+      {"mappedFileSizeConsumeQueue", n(o.store.consume_queue_units_per_file * 20)},
+      {"maxHashSlotNum", n(o.store.index_hash_slot_num)},
+      {"maxIndexNum", n(o.store.index_num)},
+      {"defaultTopicQueueNums", n(o.default_topic_queue_nums)},
+      {"shortPollingTimeMills", n(o.short_polling_ms)},
+      {"flushConsumerOffsetInterval", n(o.offset_persist_interval_ms)},
+      {"rebalanceLockMaxLiveTime", n(o.rebalance_lock_max_live_ms)},
+      {"flushIntervalCommitLog", n(o.store.async_flush.interval_ms)},
+      {"flushCommitLogLeastPages", n(o.store.async_flush.least_pages)},
+      {"flushCommitLogThoroughInterval", n(o.store.async_flush.thorough_interval_ms)},
+      {"messageDelayLevel", o.message_delay_level},
+      {"flushDelayOffsetInterval", n(o.flush_delay_offset_interval_ms)},
+      {"transactionTimeOut", n(o.transaction_timeout_ms)},
+      {"transactionCheckInterval", n(o.transaction_check_interval_ms)},
+      {"transactionCheckMax", n(o.transaction_check_max)},
+      {"registerNameServerPeriod", n(o.register_interval_ms)},
+  };
+  // Negative: "automatic" (no key means that); ApplyBrokerConf accepts only sizes >= 0.
+  if (o.store.commit_log_resident_window_bytes >= 0) {
+    values["commitLogResidentWindow"] = n(o.store.commit_log_resident_window_bytes);
+  }
+  std::string out;
+  for (const auto& [k, v] : values) out += k + "=" + v + "\n";
+  return out;
 }
 
 }  // namespace rocketstore::broker

@@ -24,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/result.h"
 #include "base/status.h"
 #include "broker/broker_options.h"
 
@@ -31,5 +32,17 @@ namespace rocketstore::broker {
 
 Status ApplyBrokerConf(std::string_view text, BrokerOptions& options,
                        std::vector<std::string>* ignored);
+
+// The `key=value` entries of a broker.conf text, in order (same syntax as above);
+// kInvalidArgument for a line without '=' or ':'.
+struct BrokerConfEntry {
+  std::string key;
+  std::string value;
+};
+Result<std::vector<BrokerConfEntry>> ParseBrokerConf(std::string_view text);
+
+// Every recognised key with its value in `options`, as `key=value` lines sorted by key
+// (GET_BROKER_CONFIG's body; what ApplyBrokerConf reads back to the same options).
+std::string FormatBrokerConf(const BrokerOptions& options);
 
 }  // namespace rocketstore::broker

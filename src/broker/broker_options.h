@@ -16,7 +16,11 @@ namespace rocketstore::broker {
 struct BrokerOptions {
   StoreOptions store;
   net::ServerOptions server = DefaultServerOptions();
-  std::vector<std::string> namesrv_addrs;       // "host:port"
+  std::vector<std::string> namesrv_addrs;  // "host:port"
+  // The properties file the options were read from (Java's brokerConfigPath): keys
+  // changed at run time (UPDATE_BROKER_CONFIG) are written back into it. Empty:
+  // <storePathRootDir>/config/broker.properties (written, never read at start).
+  std::string config_file_path;
   std::string cluster_name = "DefaultCluster";  // brokerClusterName
   std::string broker_name = "broker-a";         // brokerName
   // Address published to name servers and stamped as STOREHOST; default host:port.

@@ -8,6 +8,38 @@ namespace rocketstore::protocol {
 
 std::string_view RequestCodeName(int32_t code) {
   switch (static_cast<RequestCode>(code)) {
+    // admin part A
+    case RequestCode::kUpdateBrokerConfig:
+      return "UPDATE_BROKER_CONFIG";
+    case RequestCode::kGetBrokerConfig:
+      return "GET_BROKER_CONFIG";
+    case RequestCode::kGetBrokerRuntimeInfo:
+      return "GET_BROKER_RUNTIME_INFO";
+    case RequestCode::kGetAllTopicConfig:
+      return "GET_ALL_TOPIC_CONFIG";
+    case RequestCode::kGetAllConsumerOffset:
+      return "GET_ALL_CONSUMER_OFFSET";
+    case RequestCode::kUpdateAndCreateSubscriptionGroup:
+      return "UPDATE_AND_CREATE_SUBSCRIPTIONGROUP";
+    case RequestCode::kGetAllSubscriptionGroupConfig:
+      return "GET_ALL_SUBSCRIPTIONGROUP_CONFIG";
+    case RequestCode::kGetTopicStatsInfo:
+      return "GET_TOPIC_STATS_INFO";
+    case RequestCode::kDeleteSubscriptionGroup:
+      return "DELETE_SUBSCRIPTIONGROUP";
+    case RequestCode::kDeleteTopicInBroker:
+      return "DELETE_TOPIC_IN_BROKER";
+    case RequestCode::kGetSystemTopicListFromBroker:
+      return "GET_SYSTEM_TOPIC_LIST_FROM_BROKER";
+    case RequestCode::kCleanExpiredConsumeQueue:
+      return "CLEAN_EXPIRED_CONSUMEQUEUE";
+    case RequestCode::kCloneGroupOffset:
+      return "CLONE_GROUP_OFFSET";
+    case RequestCode::kQueryConsumeQueue:
+      return "QUERY_CONSUME_QUEUE";
+    case RequestCode::kDeleteExpiredCommitLog:
+      return "DELETE_EXPIRED_COMMITLOG";
+    // end admin part A
     case RequestCode::kSendMessage:
       return "SEND_MESSAGE";
     case RequestCode::kPullMessage:

@@ -74,6 +74,23 @@ enum class RequestCode : int32_t {
   kUpdateNamesrvConfig = 318,
   kGetNamesrvConfig = 319,
   kAddWritePermOfBroker = 327,
+  // admin part A (broker admin codes: config, topics, groups, offsets, store maintenance)
+  kUpdateBrokerConfig = 25,
+  kGetBrokerConfig = 26,
+  kGetBrokerRuntimeInfo = 28,
+  kGetAllTopicConfig = 21,
+  kGetAllConsumerOffset = 43,
+  kUpdateAndCreateSubscriptionGroup = 200,
+  kGetAllSubscriptionGroupConfig = 201,
+  kGetTopicStatsInfo = 202,
+  kDeleteSubscriptionGroup = 207,
+  kDeleteTopicInBroker = 215,
+  kGetSystemTopicListFromBroker = 305,
+  kCleanExpiredConsumeQueue = 306,
+  kCloneGroupOffset = 314,
+  kQueryConsumeQueue = 321,
+  kDeleteExpiredCommitLog = 329,
+  // end admin part A
 };
 
 constexpr int32_t ToInt(RequestCode code) { return static_cast<int32_t>(code); }

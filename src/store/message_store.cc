@@ -278,6 +278,17 @@ bool MessageStore::DispatchOnce() {
   return false;
 }
 
+void MessageStore::RequestRetentionNow(bool manual_delete) {
+  if (manual_delete) retention_->RequestManualDelete();
+  if (retention_runner_) retention_runner_->Wake();
+}
+
+Result<int> MessageStore::DeleteTopicQueues(std::string_view topic) {
+  RS_ASSIGN_OR_RETURN(int removed, consume_queues_->RemoveTopic(topic));
+  commit_log_->RemoveQueueOffsets(topic);
+  return removed;
+}
+
 int64_t MessageStore::DispatchBehindBytes() const {
   return dispatcher_->BehindBytes(commit_log_->MaxOffset());
 }

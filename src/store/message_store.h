@@ -99,6 +99,9 @@ class MessageStore {
                                                      int64_t timestamp) const;
   // Store time of the queue's first message; kNotFound for an empty queue.
   Result<int64_t> GetEarliestMessageTime(std::string_view topic, int32_t queue_id) const;
+  // Store time of the oldest message still in the commit log; kNotFound when it is empty.
+  // (RocketMQ 4.9.8 answers -1 until the log holds 2 * maxMessageSize bytes past it.)
+  Result<int64_t> GetEarliestMessageTime() const;
   // Store time of the message at `offset` of the queue.
   Result<int64_t> GetMessageStoreTime(std::string_view topic, int32_t queue_id,
                                       QueueOffset offset) const;
@@ -146,6 +149,19 @@ class MessageStore {
   Result<RetentionReport> RunRetentionStep() { return retention_->RunOnce(); }
   // RocketMQ's executeDeleteFilesManually: delete expired segments in the next 20 rounds.
   void ExecuteDeleteFilesManually() { retention_->RequestManualDelete(); }
+  // Admin requests (DELETE_EXPIRED_COMMITLOG 329, CLEAN_EXPIRED_CONSUMEQUEUE 306): runs a
+  // retention round now on the retention thread (not the caller's), after arming the
+  // manual deletion when `manual_delete`. Without running services (tests), nothing runs:
+  // call RunRetentionStep.
+  void RequestRetentionNow(bool manual_delete);
+  // DELETE_TOPIC_IN_BROKER: removes the topic's consume queues (files and directories)
+  // and its queue-offset table entries. Its messages stay in the commit log until
+  // retention deletes their segments; the index keeps their keys until its files go.
+  // Returns the number of queues removed.
+  Result<int> DeleteTopicQueues(std::string_view topic);
+  // When an append currently holding the commit-log lock took it (ms), 0 if none
+  // (RocketMQ's lockTimeMills is now minus this).
+  int64_t begin_time_in_lock() const { return commit_log_->begin_time_in_lock(); }
 
   Status Close();
 

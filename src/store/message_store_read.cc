@@ -193,6 +193,17 @@ Result<std::vector<format::ConsumeQueueUnit>> MessageStore::GetQueueUnits(std::s
   return out;
 }
 
+Result<int64_t> MessageStore::GetEarliestMessageTime() const {
+  const PhysicalOffset min = commit_log_->MinOffset();
+  if (min.value() >= commit_log_->MaxOffset().value()) return NotFound("the commit log is empty");
+  RS_ASSIGN_OR_RETURN(CommitLogBytes bytes, commit_log_->ReadRecord(min));
+  format::DecodeResult d = format::DecodeRecord(bytes.bytes, false);
+  if (d.outcome != format::DecodeOutcome::kRecord) {
+    return Corruption("no record at commit log offset " + std::to_string(min.value()));
+  }
+  return d.record.store_timestamp;
+}
+
 Result<int64_t> MessageStore::StoreTimeAt(PhysicalOffset offset, int32_t size) const {
   RS_ASSIGN_OR_RETURN(CommitLogBytes bytes, commit_log_->Read(offset, size));  // kNotFound: gone
   format::DecodeResult d = format::DecodeRecord(bytes.bytes, false);

@@ -74,6 +74,63 @@ void ConsumerOffsetManager::Commit(std::string_view group, std::string_view topi
   NotifyChanged();
 }
 
+namespace {
+// "topic@group" -> its two halves (a topic has no '@').
+std::pair<std::string_view, std::string_view> SplitKey(std::string_view key) {
+  const size_t at = key.find('@');
+  if (at == std::string_view::npos) return {key, {}};
+  return {key.substr(0, at), key.substr(at + 1)};
+}
+}  // namespace
+
+std::set<std::string> ConsumerOffsetManager::TopicsOf(std::string_view group) const {
+  std::set<std::string> out;
+  std::lock_guard lock(mu_);
+  for (const auto& [key, queues] : table_) {
+    auto [topic, g] = SplitKey(key);
+    if (g == group) out.emplace(topic);
+  }
+  return out;
+}
+
+int ConsumerOffsetManager::RemoveTopic(std::string_view topic) {
+  int n = 0;
+  {
+    std::lock_guard lock(mu_);
+    n = static_cast<int>(
+        std::erase_if(table_, [topic](const auto& e) { return SplitKey(e.first).first == topic; }));
+    if (n > 0) MarkDirtyLocked();
+  }
+  if (n > 0) NotifyChanged();
+  return n;
+}
+
+int ConsumerOffsetManager::RemoveGroup(std::string_view group) {
+  int n = 0;
+  {
+    std::lock_guard lock(mu_);
+    n = static_cast<int>(std::erase_if(
+        table_, [group](const auto& e) { return SplitKey(e.first).second == group; }));
+    if (n > 0) MarkDirtyLocked();
+  }
+  if (n > 0) NotifyChanged();
+  return n;
+}
+
+bool ConsumerOffsetManager::Clone(std::string_view src, std::string_view dst,
+                                  std::string_view topic) {
+  {
+    std::lock_guard lock(mu_);
+    auto it = table_.find(Key(src, topic));
+    if (it == table_.end()) return false;
+    std::map<int32_t, int64_t> copy = it->second;
+    table_[Key(dst, topic)] = std::move(copy);
+    MarkDirtyLocked();
+  }
+  NotifyChanged();
+  return true;
+}
+
 int64_t ConsumerOffsetManager::Query(std::string_view group, std::string_view topic,
                                      int32_t queue_id) const {
   const std::string key = Key(group, topic);

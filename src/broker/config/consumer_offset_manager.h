@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -31,6 +32,15 @@ class ConsumerOffsetManager final : public ConfigManager {
   int64_t Query(std::string_view group, std::string_view topic, int32_t queue_id) const;
   // The offsets of one group on one topic: queue id -> offset.
   std::map<int32_t, int64_t> QueryAll(std::string_view group, std::string_view topic) const;
+  // The topics `group` has offsets on (RocketMQ's whichTopicByConsumer).
+  std::set<std::string> TopicsOf(std::string_view group) const;
+  // Admin: drops every offset on `topic` (any group) / of `group` (any topic); returns
+  // how many topic@group entries went.
+  int RemoveTopic(std::string_view topic);
+  int RemoveGroup(std::string_view group);
+  // CLONE_GROUP_OFFSET: `dst`'s offsets on `topic` become a copy of `src`'s (nothing when
+  // `src` has none there). Returns whether anything was copied.
+  bool Clone(std::string_view src, std::string_view dst, std::string_view topic);
 
  private:
   std::string EncodeLocked() const override;

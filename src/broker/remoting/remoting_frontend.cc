@@ -84,7 +84,35 @@ void RemotingFrontend::Register(net::RemotingServer& server) {
     reg(RequestCode::kSendReplyMessage, with_conn(&RemotingFrontend::OnSendReply));
     reg(RequestCode::kSendReplyMessageV2, with_conn(&RemotingFrontend::OnSendReply));
   }
+  // admin part A
+  if (s_.admin != nullptr) {
+    RegisterAdminA(
+        [&](RequestCode code, Reply (RemotingFrontend::*m)(Cmd&)) { reg(code, plain(m)); });
+  }
+  // end admin part A
 }
+
+// admin part A
+void RemotingFrontend::RegisterAdminA(
+    const std::function<void(RequestCode, Reply (RemotingFrontend::*)(Cmd&))>& reg) {
+  using F = RemotingFrontend;
+  reg(RequestCode::kUpdateBrokerConfig, &F::OnUpdateBrokerConfig);
+  reg(RequestCode::kGetBrokerConfig, &F::OnGetBrokerConfig);
+  reg(RequestCode::kGetBrokerRuntimeInfo, &F::OnGetBrokerRuntimeInfo);
+  reg(RequestCode::kGetAllTopicConfig, &F::OnGetAllTopicConfig);
+  reg(RequestCode::kGetTopicStatsInfo, &F::OnGetTopicStatsInfo);
+  reg(RequestCode::kDeleteTopicInBroker, &F::OnDeleteTopicInBroker);
+  reg(RequestCode::kGetSystemTopicListFromBroker, &F::OnGetSystemTopicList);
+  reg(RequestCode::kUpdateAndCreateSubscriptionGroup, &F::OnUpdateAndCreateSubscriptionGroup);
+  reg(RequestCode::kGetAllSubscriptionGroupConfig, &F::OnGetAllSubscriptionGroup);
+  reg(RequestCode::kDeleteSubscriptionGroup, &F::OnDeleteSubscriptionGroup);
+  reg(RequestCode::kGetAllConsumerOffset, &F::OnGetAllConsumerOffset);
+  reg(RequestCode::kCloneGroupOffset, &F::OnCloneGroupOffset);
+  reg(RequestCode::kQueryConsumeQueue, &F::OnQueryConsumeQueue);
+  reg(RequestCode::kCleanExpiredConsumeQueue, &F::OnCleanExpiredConsumeQueue);
+  reg(RequestCode::kDeleteExpiredCommitLog, &F::OnDeleteExpiredCommitLog);
+}
+// end admin part A
 
 void RemotingFrontend::OnConnectionClosed(const net::ConnectionPtr& conn) {
   s_.consumers->OnChannelClosed(conn->id());

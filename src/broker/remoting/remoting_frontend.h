@@ -11,7 +11,9 @@
 // (11), client_handlers.cc (34, 35, 38, 46), admin_handlers.cc (offsets 14/15, topics 17,
 // queue metadata 29-32, queries 12/33, delay offsets 45), retry_handlers.cc (36),
 // lock_handlers.cc (order locks 41, 42), timer_handlers.cc (recall 370), reply_handlers.cc
-// (request-reply 324, 325), transaction_handlers.cc (37).
+// (request-reply 324, 325), transaction_handlers.cc (37); admin part A:
+// admin_config_handlers.cc (25, 26, 28), admin_topic_handlers.cc (21, 202, 215, 305),
+// admin_group_handlers.cc (200, 201, 207, 43, 314), admin_store_handlers.cc (321, 306, 329).
 //
 // Broker -> client requests that expect an answer go through BrokerServices::calls: each
 // connection's channel is created with it before its first request is handled.
@@ -27,14 +29,19 @@
 
 #include "broker/config/delay_offset_manager.h"
 #include "broker/remoting/client_calls.h"
+#include "broker/service/broker_config_service.h"
 #include "broker/service/client_service.h"
+#include "broker/service/group_admin_service.h"
 #include "broker/service/offset_service.h"
 #include "broker/service/pull_service.h"
 #include "broker/service/query_service.h"
 #include "broker/service/rebalance_lock_manager.h"
 #include "broker/service/reply_service.h"
 #include "broker/service/retry_service.h"
+#include "broker/service/runtime_info_service.h"
+#include "broker/service/runtime_stats.h"
 #include "broker/service/send_service.h"
+#include "broker/service/store_admin_service.h"
 #include "broker/service/timer_service.h"
 #include "broker/service/topic_service.h"
 #include "broker/stats/broker_stats.h"
@@ -62,6 +69,19 @@ struct BrokerServices {
   TransactionService* transactions = nullptr;   // END_TRANSACTION (37)
   BrokerStats* stats = nullptr;                 // message counters (admin, metrics)
   StatsSampler* stats_sampler = nullptr;        // their minute/hour/day windows
+  // admin part A (registered when `admin` is set; every member below must then be set)
+  struct AdminA {
+    BrokerConfigService* config = nullptr;        // 25, 26
+    RuntimeInfoService* runtime = nullptr;        // 28
+    TopicConfigManager* topic_configs = nullptr;  // 21
+    SubscriptionGroupManager* groups = nullptr;   // 201
+    ConsumerOffsetManager* offsets = nullptr;     // 43
+    GroupAdminService* group_admin = nullptr;     // 200, 207, 314
+    StoreAdminService* store_admin = nullptr;     // 321, 306, 329
+    std::string broker_name;                      // 202's MessageQueue keys
+  };
+  const AdminA* admin = nullptr;
+  // end admin part A
 };
 
 class RemotingFrontend {
@@ -100,6 +120,25 @@ class RemotingFrontend {
   Reply OnRecall(const Conn& c, Cmd& r);
   Reply OnSendReply(const Conn& c, Cmd& r);
   Reply OnEndTransaction(Cmd& r);
+  // admin part A
+  Reply OnUpdateBrokerConfig(Cmd& r);
+  Reply OnGetBrokerConfig(Cmd& r);
+  Reply OnGetBrokerRuntimeInfo(Cmd& r);
+  Reply OnGetAllTopicConfig(Cmd& r);
+  Reply OnGetTopicStatsInfo(Cmd& r);
+  Reply OnDeleteTopicInBroker(Cmd& r);
+  Reply OnGetSystemTopicList(Cmd& r);
+  Reply OnUpdateAndCreateSubscriptionGroup(Cmd& r);
+  Reply OnGetAllSubscriptionGroup(Cmd& r);
+  Reply OnDeleteSubscriptionGroup(Cmd& r);
+  Reply OnGetAllConsumerOffset(Cmd& r);
+  Reply OnCloneGroupOffset(Cmd& r);
+  Reply OnQueryConsumeQueue(Cmd& r);
+  Reply OnCleanExpiredConsumeQueue(Cmd& r);
+  Reply OnDeleteExpiredCommitLog(Cmd& r);
+  void RegisterAdminA(
+      const std::function<void(protocol::RequestCode, Reply (RemotingFrontend::*)(Cmd&))>& reg);
+  // end admin part A
 
   BrokerServices s_;
   std::atomic<bool> ready_{false};

@@ -125,9 +125,9 @@ Verdict PullService::CheckSubscription(const std::string& group, const std::stri
 std::optional<PullResult> PullService::Pull(const RequestContext& context,
                                             const PullRequest& request, Callback later) {
   const int64_t budget = (request.sys_flag & kPullSuspend) == 0 ? 0
-                         : options_.long_polling
+                         : long_polling_.load(std::memory_order_relaxed)
                              ? std::max<int64_t>(0, request.suspend_timeout_millis)
-                             : options_.short_polling_ms;
+                             : short_polling_ms_.load(std::memory_order_relaxed);
   return PullOnce(context, request, true, MonotonicMillis(clock_) + budget, later);
 }
 

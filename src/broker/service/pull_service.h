@@ -25,19 +25,20 @@
 // Thread-safety: Pull from any number of threads.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "base/clock.h"
-#include "broker/stats/broker_stats.h"
 #include "broker/metadata.h"
 #include "broker/service/client_channel.h"
 #include "broker/service/consumer_manager.h"
 #include "broker/service/outcome.h"
 #include "broker/service/pull_hold_service.h"
 #include "broker/service/sql_filter.h"
+#include "broker/stats/broker_stats.h"
 #include "store/message_store.h"
 
 namespace rocketstore::broker {
@@ -102,6 +103,10 @@ class PullService {
                             const std::string& expression_type, const std::string& expression,
                             int64_t sub_version);
   const SqlFilterCache& sql_filters() const { return sql_filters_; }
+  // longPollingEnable / shortPollingTimeMills changed at run time (UPDATE_BROKER_CONFIG);
+  // pulls arriving afterwards use them.
+  void set_long_polling(bool on) { long_polling_.store(on, std::memory_order_relaxed); }
+  void set_short_polling_ms(int64_t ms) { short_polling_ms_.store(ms, std::memory_order_relaxed); }
 
  private:
   // The subscription a pull filters by.
@@ -123,6 +128,8 @@ class PullService {
   void Park(const RequestContext& context, PullRequest request, int64_t deadline_ms, Callback done);
 
   const Options options_;
+  std::atomic<bool> long_polling_{options_.long_polling};
+  std::atomic<int64_t> short_polling_ms_{options_.short_polling_ms};
   Clock& clock_;
   MessageStore& store_;
   TopicConfigManager& topics_;

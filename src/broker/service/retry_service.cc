@@ -55,7 +55,8 @@ RetryService::RetryService(Options options, SubscriptionGroupManager& groups,
 
 std::optional<SubscriptionGroupConfig> RetryService::FindGroup(std::string_view group) {
   if (auto g = groups_.Find(group)) return g;
-  if (options_.auto_create_subscription_group || group.starts_with(kSysConsumerGroupPrefix)) {
+  if (auto_create_group_.load(std::memory_order_relaxed) ||
+      group.starts_with(kSysConsumerGroupPrefix)) {
     return groups_.FindOrCreate(group);
   }
   return std::nullopt;

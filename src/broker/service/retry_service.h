@@ -27,18 +27,19 @@
 // Thread-safety: SendBack and RouteRetrySend from any number of threads.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
 
-#include "broker/stats/broker_stats.h"
 #include "broker/hooks/put_pipeline.h"
 #include "broker/metadata.h"
 #include "broker/service/client_channel.h"
 #include "broker/service/outcome.h"
 #include "broker/service/reput.h"
+#include "broker/stats/broker_stats.h"
 
 namespace rocketstore::broker {
 
@@ -77,6 +78,10 @@ class RetryService {
                const Reputter& reput, std::function<void()> on_topic_created);
 
   SendBackResult SendBack(const RequestContext& context, const SendBackRequest& request);
+  // autoCreateSubscriptionGroup changed at run time (UPDATE_BROKER_CONFIG).
+  void set_auto_create_subscription_group(bool on) {
+    auto_create_group_.store(on, std::memory_order_relaxed);
+  }
 
   // For a client's send (PutOrigin::kClient) to a %RETRY% topic: the DLQ rule above.
   // `max_reconsume_times` is the send's header field. Other topics pass unchanged.
@@ -89,6 +94,7 @@ class RetryService {
   TopicConfig EnsureTopic(std::string_view topic, int32_t queues, int32_t sys_flag);
 
   Options options_;
+  std::atomic<bool> auto_create_group_{options_.auto_create_subscription_group};
   SubscriptionGroupManager& groups_;
   TopicConfigManager& topics_;
   const Reputter& reput_;

@@ -82,7 +82,7 @@ Verdict SendService::ResolveTopic(const SendRequest& request, Resolved* out) {
               ? options_.groups->Find(std::string_view(topic).substr(kRetryGroupTopicPrefix.size()))
               : std::nullopt;
       config = topics_.EnsureSystemTopic(topic, group ? std::max(1, group->retry_queue_nums) : 1);
-    } else if (options_.auto_create_topic) {
+    } else if (auto_create_topic_.load(std::memory_order_relaxed)) {
       config = topics_.CreateFromTemplate(topic, request.default_topic,
                                           request.default_topic_queue_nums);
     }

@@ -20,6 +20,7 @@
 // Thread-safety: Send from any number of threads.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <optional>
 #include <span>
@@ -102,6 +103,8 @@ class SendService {
 
   // The store host stamped into records and msg ids (known once the server listens).
   void set_store_host(const format::HostAddress& host) { options_.store_host = host; }
+  // autoCreateTopicEnable changed at run time (UPDATE_BROKER_CONFIG).
+  void set_auto_create_topic(bool on) { auto_create_topic_.store(on, std::memory_order_relaxed); }
 
   static Verdict CheckTopic(std::string_view topic);
   // Step 2 on its own: the topic's config (auto-created as a send would) and the queue
@@ -121,6 +124,7 @@ class SendService {
                          std::string uniq, const std::vector<int64_t>& sizes) const;
 
   Options options_;
+  std::atomic<bool> auto_create_topic_{options_.auto_create_topic};
   MessageStore& store_;
   TopicConfigManager& topics_;
   const PutPipeline& pipeline_;

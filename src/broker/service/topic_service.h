@@ -1,9 +1,18 @@
 // File: broker/service/topic_service.h
 //
 // TopicService: topic metadata changes made by clients and admin tools
-// (UPDATE_AND_CREATE_TOPIC). A change is kept by the TopicConfigManager and written to
-// topics.json by the config persister (off the io threads); the broker re-registers with
-// the name servers so that routes show it.
+// (UPDATE_AND_CREATE_TOPIC 17, DELETE_TOPIC_IN_BROKER 215) and the admin views of topics
+// (GET_TOPIC_STATS_INFO 202, GET_SYSTEM_TOPIC_LIST_FROM_BROKER 305). A change is kept by
+// the TopicConfigManager and written to topics.json by the config persister (off the io
+// threads); the broker re-registers with the name servers so that routes show it.
+//
+// Delete (AdminBrokerProcessor.deleteTopic): the name is checked as Java checks it
+// (blank, characters, length, system topic: SYSTEM_ERROR with Java's remarks); then the
+// config goes, the topic's consume queues go through the store (files and directories),
+// and — beyond Java 4.9.8, which leaves them — the consumer offsets on the topic, so a
+// topic created again later does not inherit stale offsets. Its messages stay in the
+// commit log until retention removes their segments. Deleting an unknown topic is
+// SUCCESS (as Java): the store is still asked to drop stray queues of that name.
 //
 // Thread-safety: any thread.
 #pragma once
@@ -14,26 +23,52 @@
 
 #include "broker/metadata.h"
 #include "broker/service/outcome.h"
+#include "store/message_store.h"
 
 namespace rocketstore::broker {
 
 class TopicService {
  public:
   static constexpr int32_t kMaxQueueNums = 1024;
-  TopicService(TopicConfigManager& topics, std::function<void()> on_topic_changed)
-      : topics_(topics), on_topic_changed_(std::move(on_topic_changed)) {}
+  // `store` and `offsets` may be null (then Delete and Stats answer SYSTEM_ERROR).
+  TopicService(TopicConfigManager& topics, std::function<void()> on_topic_changed,
+               MessageStore* store = nullptr, ConsumerOffsetManager* offsets = nullptr)
+      : topics_(topics),
+        on_topic_changed_(std::move(on_topic_changed)),
+        store_(store),
+        offsets_(offsets) {}
 
   Verdict CreateOrUpdate(const TopicConfig& config);
-  // A broker-named system topic (the reply topic) that CreateOrUpdate refuses, beside
-  // the fixed ones of system_topics.h. Call before serving.
+  // A broker-named system topic (the reply topic, the cluster and broker names) that
+  // CreateOrUpdate and Delete refuse, beside the fixed ones of system_topics.h. Call
+  // before serving.
   void AddSystemTopic(std::string name) { extra_system_topics_.push_back(std::move(name)); }
 
+  // DELETE_TOPIC_IN_BROKER (see the file comment).
+  Verdict Delete(std::string_view topic);
+
+  // GET_TOPIC_STATS_INFO: per write queue, min and max offset and the store time of the
+  // message at max - 1 (0 for an empty queue). kTopicNotExist "topic[T] not exist".
+  struct QueueStats {
+    int32_t queue_id = 0;
+    int64_t min_offset = 0;
+    int64_t max_offset = 0;
+    int64_t last_update_timestamp = 0;
+  };
+  Verdict Stats(std::string_view topic, std::vector<QueueStats>* out) const;
+
+  // GET_SYSTEM_TOPIC_LIST_FROM_BROKER: TopicValidator's set (system_topics.h) plus the
+  // broker-named ones added with AddSystemTopic, sorted.
+  std::vector<std::string> SystemTopics() const;
+
  private:
-  bool IsExtraSystemTopic(const std::string& name) const;
+  bool IsExtraSystemTopic(std::string_view name) const;
 
   std::vector<std::string> extra_system_topics_;
   TopicConfigManager& topics_;
   const std::function<void()> on_topic_changed_;
+  MessageStore* const store_;
+  ConsumerOffsetManager* const offsets_;
 };
 
 }  // namespace rocketstore::broker

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "protocol/internal/json_tree.h"
+#include "protocol/internal/subscription_json.h"
 #include "protocol/remoting_command.h"
 
 namespace rocketstore::protocol {
@@ -180,7 +181,9 @@ void WriteStrings(JsonWriter& w, std::string_view key, const std::vector<std::st
   w.EndArray();
 }
 
-void WriteSubscription(JsonWriter& w, const SubscriptionData& s) {
+}  // namespace
+
+void internal::WriteSubscriptionData(JsonWriter& w, const SubscriptionData& s) {
   w.BeginObject();
   w.Key("classFilterMode");
   w.Bool(s.class_filter_mode);
@@ -200,6 +203,8 @@ void WriteSubscription(JsonWriter& w, const SubscriptionData& s) {
   w.EndObject();
 }
 
+namespace {
+
 void WriteConsumer(JsonWriter& w, const ConsumerData& c) {
   w.BeginObject();
   w.Key("consumeFromWhere");
@@ -212,7 +217,7 @@ void WriteConsumer(JsonWriter& w, const ConsumerData& c) {
   w.String(c.message_model);
   w.Key("subscriptionDataSet");
   w.BeginArray();
-  for (const SubscriptionData& s : c.subscription_data_set) WriteSubscription(w, s);
+  for (const SubscriptionData& s : c.subscription_data_set) internal::WriteSubscriptionData(w, s);
   w.EndArray();
   w.Key("unitMode");
   w.Bool(c.unit_mode);
@@ -279,7 +284,7 @@ std::vector<uint8_t> CheckClientRequestBody::Encode() const {
   w.String(group);
   if (subscription_data) {
     w.Key("subscriptionData");
-    WriteSubscription(w, *subscription_data);
+    internal::WriteSubscriptionData(w, *subscription_data);
   }
   w.EndObject();
   return out;

@@ -346,6 +346,11 @@ void CommitLog::SetNextQueueOffset(std::string_view topic, int32_t queue_id, Que
   }
 }
 
+void CommitLog::RemoveQueueOffsets(std::string_view topic) {
+  std::lock_guard<std::mutex> lock(append_mu_);
+  std::erase_if(queue_offsets_, [topic](const auto& e) { return e.first.topic == topic; });
+}
+
 void CommitLog::ClearQueueOffsets() {
   std::lock_guard<std::mutex> lock(append_mu_);
   queue_offsets_.clear();

@@ -145,6 +145,8 @@ class CommitLog {
   QueueOffset NextQueueOffset(std::string_view topic, int32_t queue_id) const;
   void SetNextQueueOffset(std::string_view topic, int32_t queue_id, QueueOffset next);
   void ClearQueueOffsets();
+  // Forgets every queue of `topic` (a deleted topic starts again at queue offset 0).
+  void RemoveQueueOffsets(std::string_view topic);
 
   // 0 when no append is in progress, else when the current one took the lock (ms).
   int64_t begin_time_in_lock() const { return begin_time_in_lock_.load(); }

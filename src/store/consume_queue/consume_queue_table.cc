@@ -109,6 +109,34 @@ Status ConsumeQueueTable::ForEach(const std::function<Status(ConsumeQueue&)>& fn
   return Status::OK();
 }
 
+Result<int> ConsumeQueueTable::RemoveTopic(std::string_view topic) {
+  QueueMap removed;
+  {
+    std::lock_guard<std::mutex> create(create_mu_);
+    std::unique_lock<std::shared_mutex> l(mu_);
+    auto t = topics_.find(topic);
+    if (t != topics_.end()) {
+      removed = std::move(t->second);
+      topics_.erase(t);
+    }
+  }
+  const std::string topic_dir = layout::ConsumeQueueTopicDir(root_dir_, topic);
+  for (const auto& [id, cq] : removed) {
+    RS_RETURN_IF_ERROR(cq->Destroy());
+    const std::string dir = layout::ConsumeQueueDir(root_dir_, topic, id);
+    if (Status s = fs_.RemoveDir(dir); !s.ok() && s.code() != StatusCode::kNotFound) {
+      return s.WithContext("removing consume queue directory " + dir);
+    }
+  }
+  if (!removed.empty() || IsDirectory(fs_, topic_dir)) {
+    if (Status s = fs_.RemoveDir(topic_dir); !s.ok() && s.code() != StatusCode::kNotFound) {
+      return s.WithContext("removing consume queue directory " + topic_dir);
+    }
+    RS_RETURN_IF_ERROR(fs_.SyncDir(JoinPath(root_dir_, layout::kConsumeQueueDir)));
+  }
+  return static_cast<int>(removed.size());
+}
+
 size_t ConsumeQueueTable::size() const {
   std::shared_lock<std::shared_mutex> l(mu_);
   size_t n = 0;

@@ -23,8 +23,9 @@
 // thread concurrently with Dispatch (lookups share a reader lock; creating a queue takes a
 // separate creation lock for its I/O and the writer lock only to insert it). The
 // per-queue rules of consume_queue.h apply to the queues handed out: Dispatch is the only
-// writer. Queues are never removed while the table lives, so a shared_ptr handed out
-// stays valid; it also keeps the queue alive after the table is gone.
+// writer. Queues leave the table only through RemoveTopic (an admin deleting a topic); a
+// shared_ptr handed out stays valid (its files may be gone); it also keeps the queue
+// alive after the table is gone.
 // Ownership: `fs` must outlive the table and its queues.
 #pragma once
 
@@ -66,6 +67,13 @@ class ConsumeQueueTable final : public DispatchSink {
   // Queues created meanwhile may or may not be visited.
   Status ForEach(const std::function<Status(ConsumeQueue&)>& fn) const;
   size_t size() const;
+
+  // DELETE_TOPIC_IN_BROKER: takes the topic's queues out of the table, removes their files
+  // and directories (`<root>/consumequeue/<topic>/`). Returns how many queues it removed
+  // (0 for an unknown topic). A unit dispatched for the topic afterwards creates a fresh
+  // queue. On an I/O error the queues are out of the table and the error names the
+  // directory left behind (Open ignores nothing: it would load it again at restart).
+  Result<int> RemoveTopic(std::string_view topic);
 
   Status RecoverAll();
   Status TruncateDirtyAll(PhysicalOffset commit_log_end);

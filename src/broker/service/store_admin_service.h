@@ -1,0 +1,64 @@
+// File: broker/service/store_admin_service.h
+//
+// StoreAdminService: the admin codes that look into or clean the store
+// (AdminBrokerProcessor, 4.9.8):
+//   QueryConsumeQueue  QUERY_CONSUME_QUEUE (321): the queue's min/max offsets and up to
+//       `count` units from `index` (never past the end of the consume-queue file holding
+//       `index`, as Java's getIndexBuffer). With a consumer group: its subscription of the
+//       topic and its filter data ("<group>@<topic> is not online!" when the group has no
+//       subscription of it). An unknown queue is SYSTEM_ERROR "<id>@<topic> is not
+//       exist!"; an index outside the queue answers SUCCESS with only the remark
+//       "Index <i> of <id>@<topic> is not exist!" and no units (Java sends no body then).
+//       rocketstore has no consume-queue extension, so `eval`, `bitMap`, `extendDataJson`
+//       are never set (eval false), as in Java for units without an ext address.
+//   CleanExpiredConsumeQueue  CLEAN_EXPIRED_CONSUMEQUEUE (306) and DeleteExpiredCommitLog
+//       DELETE_EXPIRED_COMMITLOG (329): ask the store's retention service for a round now
+//       (329 also arms RocketMQ's manual deletion: expired segments go whatever the hour
+//       and disk usage, for the next 20 rounds). The round runs on the store's retention
+//       thread; the answer does not wait for it (Java's 329 does not either).
+//
+// Thread-safety: any thread. Ownership: the store and the consumer manager must outlive it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "broker/service/consumer_manager.h"
+#include "broker/service/outcome.h"
+#include "store/message_store.h"
+
+namespace rocketstore::broker {
+
+class StoreAdminService {
+ public:
+  StoreAdminService(MessageStore& store, const ConsumerManager& consumers)
+      : store_(store), consumers_(consumers) {}
+
+  struct Unit {
+    int64_t physic_offset = 0;
+    int32_t physic_size = 0;
+    int64_t tags_code = 0;
+  };
+  struct ConsumeQueueView {
+    int64_t min_queue_index = 0;
+    int64_t max_queue_index = 0;
+    std::optional<SubscriptionData> subscription;  // with a group that subscribes
+    std::optional<std::string> filter_data;        // with a group
+    std::optional<std::vector<Unit>> units;        // nullopt: the index is not in the queue
+    std::string remark;                            // set when `units` is nullopt
+  };
+  Verdict QueryConsumeQueue(const std::string& topic, int32_t queue_id, int64_t index,
+                            int32_t count, const std::optional<std::string>& group,
+                            ConsumeQueueView* out) const;
+
+  void CleanExpiredConsumeQueue() { store_.RequestRetentionNow(false); }
+  void DeleteExpiredCommitLog() { store_.RequestRetentionNow(true); }
+
+ private:
+  MessageStore& store_;
+  const ConsumerManager& consumers_;
+};
+
+}  // namespace rocketstore::broker
