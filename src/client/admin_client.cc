@@ -258,8 +258,11 @@ Result<SubscriptionGroupTable> AdminClient::GetAllGroups(const std::string& addr
   RS_ASSIGN_OR_RETURN(RemotingCommand r, CallBroker(addr, 201, {}));
   return SubscriptionGroupTable::Decode(Body(r));
 }
-Status AdminClient::DeleteGroup(const std::string& addr, const std::string& group) {
-  return CallBroker(addr, 207, {{"groupName", group}}).status();
+Status AdminClient::DeleteGroup(const std::string& addr, const std::string& group,
+                                bool remove_offset) {
+  return CallBroker(addr, 207,
+                    {{"groupName", group}, {"removeOffset", remove_offset ? "true" : "false"}})
+      .status();
 }
 Result<ConsumerConnection> AdminClient::GetConsumerConnections(const std::string& addr,
                                                                const std::string& group) {
@@ -378,6 +381,12 @@ Result<ConsumeQueueView> AdminClient::QueryConsumeQueue(const std::string& addr,
                                                      {"index", std::to_string(index)},
                                                      {"count", std::to_string(count)},
                                                      {"consumerGroup", group}}));
+  // Java answers SUCCESS without a body (the remark says why) for a queue it lacks.
+  if (r.body.empty()) {
+    return NotFound("QUERY_CONSUME_QUEUE: " +
+                    r.remark.value_or(topic + " queue " + std::to_string(queue_id)) +
+                    " (no such consume queue)");
+  }
   return ConsumeQueueView::Decode(Body(r));
 }
 Result<ProducerTable> AdminClient::GetAllProducerInfo(const std::string& addr) {

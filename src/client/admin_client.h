@@ -72,7 +72,8 @@ class AdminClient {
   Result<TopicList> GetSystemTopicsFromBroker(const std::string& addr);                   // 305
   Status CreateOrUpdateGroup(const std::string& addr, const SubscriptionGroupConfig& g);  // 200
   Result<SubscriptionGroupTable> GetAllGroups(const std::string& addr);                   // 201
-  Status DeleteGroup(const std::string& addr, const std::string& group);                  // 207
+  Status DeleteGroup(const std::string& addr, const std::string& group,
+                     bool remove_offset = false);  // 207
   Result<ConsumerConnection> GetConsumerConnections(const std::string& addr,
                                                     const std::string& group);  // 203
   Result<ProducerConnection> GetProducerConnections(const std::string& addr,
