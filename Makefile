@@ -14,7 +14,9 @@ build: deps
 	@cmake --preset release >/dev/null
 	@cmake --build --preset release -j $(JOBS)
 
+# Prints the endpoints at start, among them "web console url=http://127.0.0.1:8080/".
 run: build
+	@echo "make run: web console at http://127.0.0.1:8080/ (remoting 127.0.0.1:9876 / :10911)"
 	./build/release/rocketstore serve --store ./data
 
 test: deps check-layering test-release test-asan test-tsan

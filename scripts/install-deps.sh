@@ -14,6 +14,8 @@ PACKAGES=(
   libisal-dev zlib1g-dev                          # CRC-32 (ISA-L fast path, zlib reference)
   libcli11-dev libfmt-dev libspdlog-dev           # CLI, formatting, logging
   libasio-dev rapidjson-dev libssl-dev            # networking, JSON, TLS/HMAC
+  libcpp-httplib-dev                              # HTTP server of the web console
+  chromium                                        # browser tests of the console (tests/browser)
   ccache                                          # faster rebuilds on a warm machine
 )
 

@@ -169,6 +169,14 @@ int main(int argc, char** argv) {
       "Name server and broker in one process (the embedded default): 127.0.0.1:9876 and "
       "127.0.0.1:10911, store in ./data. SIGINT/SIGTERM shut down cleanly.");
   add_run_common(serve_cmd);
+  serve_cmd
+      ->add_option("--console-listen", run.console_listen,
+                   "Web console address HOST:PORT or PORT (0 = off; no authentication, so "
+                   "it binds loopback unless told)")
+      ->capture_default_str();
+  serve_cmd->add_flag("--console-read-only", run.console_read_only,
+                      "Web console refuses every change (403): create/delete topic, reset "
+                      "offset, resend");
   serve_cmd->add_option("--namesrv-port", run.namesrv_port, "Name server port")
       ->capture_default_str();
   add_broker_flags(serve_cmd);

@@ -3,11 +3,14 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include <cctype>
 #include <optional>
 #include <sstream>
+#include <string_view>
 
 #include "broker/broker.h"
 #include "broker/broker_conf.h"
+#include "console/console.h"
 #include "io/atomic_file.h"
 #include "io/posix_file_system.h"
 #include "log/log.h"
@@ -62,6 +65,7 @@ Result<BrokerOptions> MakeBrokerOptions(const RunOptions& o) {
     RS_RETURN_IF_ERROR(ApplyBrokerConf(*text, b, &ignored));
     b.config_file_path = o.config_file;
     for (const auto& key : ignored) {
+      if (key == "consoleListen" || key == "consoleReadOnly") continue;  // StartConsole's
       RS_LOG_WARN("rocketstore: ignoring an unsupported config key file={} key={}", o.config_file,
                   key);
     }
@@ -168,6 +172,84 @@ std::optional<BrokerOptions> PrepareBroker(const RunOptions& options) {
   return std::move(bo).value();
 }
 
+// A key's value in a broker.conf text (`key=value` or `key: value`, '#'/'!' comments).
+std::optional<std::string> ConfValue(std::string_view text, std::string_view key) {
+  auto trim = [](std::string_view v) {
+    while (!v.empty() && std::isspace(static_cast<unsigned char>(v.front()))) v.remove_prefix(1);
+    while (!v.empty() && std::isspace(static_cast<unsigned char>(v.back()))) v.remove_suffix(1);
+    return v;
+  };
+  std::optional<std::string> value;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = trim(text.substr(pos, end - pos));
+    pos = end + 1;
+    if (line.empty() || line.front() == '#' || line.front() == '!') continue;
+    const size_t sep = line.find_first_of("=:");
+    if (sep == std::string_view::npos) continue;
+    if (trim(line.substr(0, sep)) == key) value = std::string(trim(line.substr(sep + 1)));
+  }
+  return value;
+}
+
+// The console's settings: broker.conf's consoleListen / consoleReadOnly, then the flags
+// that differ from their defaults.
+Status ConsoleSettings(const RunOptions& o, std::string* listen, bool* read_only) {
+  const RunOptions d;
+  *listen = d.console_listen;
+  *read_only = d.console_read_only;
+  if (!o.config_file.empty()) {
+    auto text = ReadWholeFile(PosixFileSystem::Default(), o.config_file);
+    if (!text.ok()) return text.status().WithContext("cannot read config file " + o.config_file);
+    if (auto v = ConfValue(*text, "consoleListen")) *listen = *v;
+    if (auto v = ConfValue(*text, "consoleReadOnly")) {
+      if (*v != "true" && *v != "false") {
+        return Status(StatusCode::kInvalidArgument,
+                      "consoleReadOnly in " + o.config_file + " must be true or false, not " + *v);
+      }
+      *read_only = *v == "true";
+    }
+  }
+  if (o.console_listen != d.console_listen) *listen = o.console_listen;
+  if (o.console_read_only) *read_only = true;
+  return Status::OK();
+}
+
+// The web console over the in-process broker; nullptr when off (port 0). A console that
+// cannot bind is an error (the operator asked for it).
+Result<std::unique_ptr<console::Console>> StartConsole(const RunOptions& o, Broker& broker,
+                                                       uint16_t namesrv_port) {
+  std::string listen;
+  bool read_only = false;
+  RS_RETURN_IF_ERROR(ConsoleSettings(o, &listen, &read_only));
+  auto addr = console::ParseListenAddress(listen);
+  if (!addr.ok()) return addr.status();
+  if (addr->port == 0) {
+    RS_LOG_INFO("rocketstore: web console off (--console-listen 0)");
+    return std::unique_ptr<console::Console>();
+  }
+  console::ConsoleOptions co;
+  co.host = addr->host;
+  co.port = addr->port;
+  co.read_only = read_only;
+  co.version = "rocketstore 0.1.0 (RocketMQ 4.9.8 protocol and store format)";
+  co.cluster_name = broker.options().cluster_name;
+  co.namesrv_address = o.host + ":" + std::to_string(namesrv_port);
+  auto c = std::make_unique<console::Console>(broker, Clock::Real(), co);
+  RS_RETURN_IF_ERROR(c->Start());
+  if (!console::IsLoopbackHost(co.host)) {
+    RS_LOG_WARN(
+        "rocketstore: the web console listens on a non-loopback address without "
+        "authentication host={} (anyone who reaches it can {}; use --console-read-only or "
+        "bind 127.0.0.1)",
+        co.host, co.read_only ? "read everything" : "create/delete topics and reset offsets");
+  }
+  RS_LOG_INFO("rocketstore: web console url={} read_only={}", c->url(), co.read_only);
+  return c;
+}
+
 }  // namespace
 
 int RunServe(const RunOptions& options) {
@@ -179,7 +261,15 @@ int RunServe(const RunOptions& options) {
   if (bo->namesrv_addrs.empty()) bo->namesrv_addrs = {"127.0.0.1:" + std::to_string(ns->port())};
   auto broker = StartBroker(*bo);
   if (!broker) return 1;
+  auto web = StartConsole(options, *broker, ns->port());
+  if (!web.ok()) {
+    RS_LOG_ERROR("rocketstore: {}", web.status().message());
+    (void)StopBroker(*broker);
+    ns->Stop();
+    return 1;
+  }
   WaitForShutdownSignal(set);
+  if (*web) (*web)->Stop();
   int rc = StopBroker(*broker);
   ns->Stop();
   return rc;

@@ -29,6 +29,11 @@ struct RunOptions {
   // rocketstore.log for serve and broker; "-" = stderr only).
   std::string log_level = "info";
   std::string log_file;
+  // The web console (serve only): HOST:PORT or PORT; 0 = off. No authentication: a
+  // non-loopback host is warned about at start. broker.conf keys consoleListen and
+  // consoleReadOnly (true/false) set them too; a flag that differs from its default wins.
+  std::string console_listen = "127.0.0.1:8080";
+  bool console_read_only = false;  // every mutating console endpoint answers 403
 };
 
 int RunServe(const RunOptions& options);

@@ -220,6 +220,14 @@ void Broker::BuildServices() {
   services.stats = stats_.get();
   services.stats_sampler = sampler_.get();
   services.admin = &admin_a_;
+  // admin part B
+  consume_stats_ =
+      std::make_unique<ConsumeStatsService>(clock_, options_.broker_name, *store_, *topics_,
+                                            *offsets_, *groups_, *consumers_, sampler_.get());
+  client_admin_ = std::make_unique<ClientAdminService>(options_.broker_name, *store_, *topics_,
+                                                       *offsets_, *consumers_);
+  services.consume_stats = consume_stats_.get();
+  services.client_admin = client_admin_.get();
   frontend_ = std::make_unique<RemotingFrontend>(services);
 }
 
@@ -253,6 +261,7 @@ Status Broker::Start() {
   address_ = options_.advertised_addr.empty()
                  ? options_.server.host + ":" + std::to_string(server_->port())
                  : options_.advertised_addr;
+  consume_stats_->set_broker_addr(address_);  // admin part B: ConsumeStatsList.brokerAddr
   auto host = format::HostAddress::Parse(address_);
   const format::HostAddress store_host =
       host.ok() ? *host : format::HostAddress::V4(127, 0, 0, 1, server_->port());

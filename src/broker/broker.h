@@ -64,6 +64,7 @@ class Broker {
   Status Stop();
   uint16_t port() const { return server_ ? server_->port() : 0; }
   const std::string& address() const { return address_; }
+  const BrokerOptions& options() const { return options_; }
   // The config persister's last write error (OK when every file's latest write worked).
   Status config_error() const { return persister_ ? persister_->last_error() : Status::OK(); }
   // Registers with all name servers now (blocking); OK if at least one accepted.
@@ -82,6 +83,12 @@ class Broker {
   DelayOffsetManager& delay_offsets() { return *delay_offsets_; }
   // Pending transaction halves and their check-backs (null before Start).
   TransactionService* transactions() { return transactions_.get(); }
+  // The services an in-process reader (the web console) shares with the remoting front
+  // end, so both give the same answers (null before Start).
+  QueryService* query() { return query_.get(); }
+  TopicService* topic_service() { return topic_service_.get(); }
+  OffsetService* offset_service() { return offset_service_.get(); }
+  const Reputter* reputter() const { return reput_.get(); }
   // The message counters (puts, gets, send-backs) and their minute/hour/day windows,
   // sampled every second while the broker runs (null before Start).
   BrokerStats& stats() { return *stats_; }
@@ -137,6 +144,9 @@ class Broker {
   std::unique_ptr<StoreAdminService> store_admin_;
   BrokerServices::AdminA admin_a_;
   int64_t boot_ms_ = 0;
+  // admin part B
+  std::unique_ptr<ConsumeStatsService> consume_stats_;
+  std::unique_ptr<ClientAdminService> client_admin_;
   std::unique_ptr<RemotingFrontend> frontend_;
   // Broker -> client requests awaiting answers: outlives the server (its io threads
   // deliver the answers), dies before the services its callbacks use.

@@ -148,6 +148,27 @@ std::string_view RequestCodeName(int32_t code) {
       return "QUERY_DATA_VERSION";
     case RequestCode::kBrokerHeartbeat:
       return "BROKER_HEARTBEAT";
+    // admin part B
+    case RequestCode::kGetConsumerConnectionList:
+      return "GET_CONSUMER_CONNECTION_LIST";
+    case RequestCode::kGetProducerConnectionList:
+      return "GET_PRODUCER_CONNECTION_LIST";
+    case RequestCode::kGetConsumeStats:
+      return "GET_CONSUME_STATS";
+    case RequestCode::kInvokeBrokerToResetOffset:
+      return "INVOKE_BROKER_TO_RESET_OFFSET";
+    case RequestCode::kInvokeBrokerToGetConsumerStatus:
+      return "INVOKE_BROKER_TO_GET_CONSUMER_STATUS";
+    case RequestCode::kQueryTopicConsumeByWho:
+      return "QUERY_TOPIC_CONSUME_BY_WHO";
+    case RequestCode::kQueryConsumeTimeSpan:
+      return "QUERY_CONSUME_TIME_SPAN";
+    case RequestCode::kViewBrokerStatsData:
+      return "VIEW_BROKER_STATS_DATA";
+    case RequestCode::kGetBrokerConsumeStats:
+      return "GET_BROKER_CONSUME_STATS";
+    case RequestCode::kGetAllProducerInfo:
+      return "GET_ALL_PRODUCER_INFO";
   }
   return "";
 }

@@ -91,6 +91,18 @@ enum class RequestCode : int32_t {
   kQueryConsumeQueue = 321,
   kDeleteExpiredCommitLog = 329,
   // end admin part A
+  // admin part B: connections, consume stats, statistics, client calls
+  kGetConsumerConnectionList = 203,        // → broker, admin: ConsumerConnection
+  kGetProducerConnectionList = 204,        // → broker, admin: ProducerConnection
+  kGetConsumeStats = 208,                  // → broker, admin: ConsumeStats (lag)
+  kInvokeBrokerToResetOffset = 222,        // → broker, admin: pushes 220 to the group
+  kInvokeBrokerToGetConsumerStatus = 223,  // → broker, admin: asks each client (221)
+  kQueryTopicConsumeByWho = 300,           // → broker, admin: GroupList
+  kQueryConsumeTimeSpan = 303,             // → broker, admin: QueryConsumeTimeSpanBody
+  kViewBrokerStatsData = 315,              // → broker, admin: BrokerStatsData
+  kGetBrokerConsumeStats = 317,            // → broker, admin: ConsumeStatsList
+  kGetAllProducerInfo = 328,               // → broker, admin: ProducerTableInfo
+  // end admin part B
 };
 
 constexpr int32_t ToInt(RequestCode code) { return static_cast<int32_t>(code); }

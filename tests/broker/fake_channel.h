@@ -26,6 +26,38 @@ class FakeChannel final : public ClientChannel {
     std::lock_guard lock(mu_);
     checks_.push_back(check);
   }
+  // admin part B: resets are recorded; requests expecting an answer are recorded and
+  // answered with answer() (kUnavailable when unset).
+  void ResetConsumerOffset(const OffsetResetPush& push) override {
+    std::lock_guard lock(mu_);
+    resets_.push_back(push);
+  }
+  void GetConsumerStatus(std::string_view topic, std::string_view group,
+                         ConsumerStatusCallback done) override {
+    Answer("221 " + std::string(topic) + " " + std::string(group),
+           [done = std::move(done)](Result<ClientAnswer> a) {
+             if (!a.ok()) return done(a.status());
+             done(std::vector<QueueOffsetEntry>{});
+           });
+  }
+  void GetConsumerRunningInfo(ForwardedRequest request, ClientReplyCallback done) override {
+    Answer("307", std::move(done));
+  }
+  void ConsumeMessageDirectly(ForwardedRequest request, ClientReplyCallback done) override {
+    Answer("309", std::move(done));
+  }
+  void set_answer(std::optional<ClientAnswer> a) {
+    std::lock_guard lock(mu_);
+    answer_ = std::move(a);
+  }
+  std::vector<OffsetResetPush> resets() const {
+    std::lock_guard lock(mu_);
+    return resets_;
+  }
+  std::vector<std::string> asked() const {
+    std::lock_guard lock(mu_);
+    return asked_;
+  }
   std::vector<TransactionCheck> checks() const {
     std::lock_guard lock(mu_);
     return checks_;
@@ -66,6 +98,20 @@ class FakeChannel final : public ClientChannel {
   }
 
  private:
+  void Answer(std::string what, ClientReplyCallback done) {
+    std::optional<ClientAnswer> a;
+    {
+      std::lock_guard lock(mu_);
+      asked_.push_back(std::move(what));
+      a = answer_;
+    }
+    if (a) {
+      done(*a);
+    } else {
+      done(Unavailable("fake channel has no answer"));
+    }
+  }
+
   const uint64_t id_;
   const std::string remote_;
   std::atomic<bool> alive_{true};
@@ -75,6 +121,9 @@ class FakeChannel final : public ClientChannel {
   std::vector<ReplyPush> pushes_;
   std::vector<ClientAnswerCallback> held_;
   std::vector<TransactionCheck> checks_;
+  std::vector<OffsetResetPush> resets_;
+  std::vector<std::string> asked_;
+  std::optional<ClientAnswer> answer_;
 };
 
 }  // namespace rocketstore::broker::testing

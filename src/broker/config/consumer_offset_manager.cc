@@ -149,4 +149,26 @@ std::map<int32_t, int64_t> ConsumerOffsetManager::QueryAll(std::string_view grou
   return it == table_.end() ? std::map<int32_t, int64_t>{} : it->second;
 }
 
+std::set<std::string> ConsumerOffsetManager::Groups() const {
+  std::set<std::string> out;
+  std::lock_guard lock(mu_);
+  for (const auto& [key, queues] : table_) {
+    const size_t at = key.rfind('@');
+    if (at != std::string::npos) out.insert(key.substr(at + 1));
+  }
+  return out;
+}
+
+std::set<std::string> ConsumerOffsetManager::GroupsOf(std::string_view topic) const {
+  std::set<std::string> out;
+  std::lock_guard lock(mu_);
+  for (const auto& [key, queues] : table_) {
+    const size_t at = key.find('@');
+    if (at != std::string::npos && std::string_view(key).substr(0, at) == topic) {
+      out.insert(key.substr(at + 1));
+    }
+  }
+  return out;
+}
+
 }  // namespace rocketstore::broker

@@ -41,6 +41,10 @@ class ConsumerOffsetManager final : public ConfigManager {
   // CLONE_GROUP_OFFSET: `dst`'s offsets on `topic` become a copy of `src`'s (nothing when
   // `src` has none there). Returns whether anything was copied.
   bool Clone(std::string_view src, std::string_view dst, std::string_view topic);
+  // Every group with a committed offset.
+  std::set<std::string> Groups() const;
+  // The groups that have offsets of `topic` (Java's whichGroupByTopic).
+  std::set<std::string> GroupsOf(std::string_view topic) const;
 
  private:
   std::string EncodeLocked() const override;

@@ -1,5 +1,7 @@
 #include "broker/remoting/remoting_channel.h"
 
+#include "protocol/bodies/admin_consumer_bodies.h"
+#include "protocol/headers/admin_consumer_headers.h"
 #include "protocol/headers/consumer_headers.h"
 #include "protocol/headers/reply_headers.h"
 #include "protocol/headers/send_headers.h"
@@ -82,6 +84,97 @@ void RemotingChannel::CheckTransactionState(const TransactionCheck& check) {
   n.body.Assign(check.message);
   n.MarkOneway();
   c->Send(std::move(n));
+}
+
+// --- admin part B ---
+
+void RemotingChannel::ResetConsumerOffset(const OffsetResetPush& push) {
+  auto c = conn_.lock();
+  if (!c || c->closed()) return;
+  protocol::RemotingCommand n =
+      protocol::MakeRequest(protocol::RequestCode::kResetConsumerClientOffset);
+  protocol::ResetOffsetRequestHeader h;
+  h.topic = push.topic;
+  h.group = push.group;
+  h.timestamp = push.timestamp;
+  h.is_force = false;  // as 4.9.8's Broker2Client: the request's isForce is not copied
+  h.EncodeTo(n);
+  protocol::QueueOffsetTable table;
+  for (const auto& e : push.offsets) {
+    table[protocol::MessageQueueKey{e.topic, e.broker_name, e.queue_id}] = e.offset;
+  }
+  if (push.cpp_body) {
+    n.body.Assign(protocol::ResetOffsetBodyForC{std::move(table)}.Encode());
+  } else {
+    n.body.Assign(protocol::ResetOffsetBody{std::move(table)}.Encode());
+  }
+  n.MarkOneway();
+  c->Send(std::move(n));
+}
+
+void RemotingChannel::CallForAnswer(protocol::RemotingCommand request, ClientReplyCallback done) {
+  auto c = conn_.lock();
+  if (!c || c->closed()) {
+    done(Unavailable("connection to " + remote_ + " is closed"));
+    return;
+  }
+  if (calls_ == nullptr) {
+    done(FailedPrecondition("channel " + remote_ + " cannot wait for answers"));
+    return;
+  }
+  calls_->Call(c, std::move(request),
+               [done = std::move(done)](Result<protocol::RemotingCommand> answer) {
+                 if (!answer.ok()) return done(answer.status());
+                 ClientAnswer a;
+                 a.code = answer->code;
+                 a.remark = answer->remark;
+                 for (const auto& [k, v] : answer->ext_fields) a.ext_fields.emplace_back(k, v);
+                 a.body = std::string(answer->body.owned_text());
+                 done(std::move(a));
+               });
+}
+
+void RemotingChannel::GetConsumerStatus(std::string_view topic, std::string_view group,
+                                        ConsumerStatusCallback done) {
+  protocol::RemotingCommand request =
+      protocol::MakeRequest(protocol::RequestCode::kGetConsumerStatusFromClient);
+  protocol::GetConsumerStatusRequestHeader h;
+  h.topic = std::string(topic);
+  h.group = std::string(group);
+  h.EncodeTo(request);
+  CallForAnswer(std::move(request), [done = std::move(done)](Result<ClientAnswer> answer) {
+    if (!answer.ok()) return done(answer.status());
+    if (answer->code != 0 || answer->body.empty()) {
+      return done(Internal("the client answered " + std::to_string(answer->code) + ": " +
+                           answer->remark.value_or("(no body)")));
+    }
+    auto body = protocol::GetConsumerStatusBody::Decode(answer->body);
+    if (!body.ok()) return done(body.status());
+    std::vector<QueueOffsetEntry> out;
+    for (const auto& [q, offset] : body->message_queue_table) {
+      out.push_back(QueueOffsetEntry{q.topic, q.broker_name, q.queue_id, offset});
+    }
+    done(std::move(out));
+  });
+}
+
+namespace {
+protocol::RemotingCommand Forwarded(protocol::RequestCode code, ForwardedRequest&& f) {
+  protocol::RemotingCommand request = protocol::MakeRequest(code);
+  for (const auto& [k, v] : f.ext_fields) request.SetField(k, v);
+  if (!f.body.empty()) request.body.Assign(std::string_view(f.body));
+  return request;
+}
+}  // namespace
+
+void RemotingChannel::GetConsumerRunningInfo(ForwardedRequest request, ClientReplyCallback done) {
+  CallForAnswer(Forwarded(protocol::RequestCode::kGetConsumerRunningInfo, std::move(request)),
+                std::move(done));
+}
+
+void RemotingChannel::ConsumeMessageDirectly(ForwardedRequest request, ClientReplyCallback done) {
+  CallForAnswer(Forwarded(protocol::RequestCode::kConsumeMessageDirectly, std::move(request)),
+                std::move(done));
 }
 
 ChannelPtr ChannelOf(const net::ConnectionPtr& conn, ClientCalls* calls) {

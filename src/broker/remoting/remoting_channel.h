@@ -34,8 +34,16 @@ class RemotingChannel final : public ClientChannel {
   void NotifyConsumerIdsChanged(std::string_view group) override;
   void PushReplyMessage(ReplyPush push, ClientAnswerCallback done) override;
   void CheckTransactionState(const TransactionCheck& check) override;
+  void ResetConsumerOffset(const OffsetResetPush& push) override;
+  void GetConsumerStatus(std::string_view topic, std::string_view group,
+                         ConsumerStatusCallback done) override;
+  void GetConsumerRunningInfo(ForwardedRequest request, ClientReplyCallback done) override;
+  void ConsumeMessageDirectly(ForwardedRequest request, ClientReplyCallback done) override;
 
  private:
+  // Sends `request` through calls_ and hands the client's answer (any code) to `done`.
+  void CallForAnswer(protocol::RemotingCommand request, ClientReplyCallback done);
+
   std::weak_ptr<net::Connection> conn_;
   const uint64_t id_;
   const std::string remote_;

@@ -90,6 +90,41 @@ void RemotingFrontend::Register(net::RemotingServer& server) {
         [&](RequestCode code, Reply (RemotingFrontend::*m)(Cmd&)) { reg(code, plain(m)); });
   }
   // end admin part A
+  // admin part B
+  RegisterAdminPartB([&reg](RequestCode code, Handler fn) { reg(code, std::move(fn)); });
+}
+
+// admin part B: the codes served when their services are set.
+void RemotingFrontend::RegisterAdminPartB(
+    const std::function<void(protocol::RequestCode, Handler)>& reg) {
+  auto with_conn = [this](Reply (RemotingFrontend::*m)(const Conn&, Cmd&)) -> Handler {
+    return [this, m](const Conn& c, Cmd& r) { return (this->*m)(c, r); };
+  };
+  auto plain = [this](Reply (RemotingFrontend::*m)(Cmd&)) -> Handler {
+    return [this, m](const Conn&, Cmd& r) { return (this->*m)(r); };
+  };
+  if (s_.consume_stats != nullptr) {
+    reg(RequestCode::kGetConsumerConnectionList,
+        plain(&RemotingFrontend::OnConsumerConnectionList));
+    reg(RequestCode::kGetProducerConnectionList,
+        plain(&RemotingFrontend::OnProducerConnectionList));
+    reg(RequestCode::kGetAllProducerInfo, plain(&RemotingFrontend::OnAllProducerInfo));
+    reg(RequestCode::kGetConsumeStats, plain(&RemotingFrontend::OnConsumeStats));
+    reg(RequestCode::kGetBrokerConsumeStats, plain(&RemotingFrontend::OnBrokerConsumeStats));
+    reg(RequestCode::kQueryTopicConsumeByWho, plain(&RemotingFrontend::OnTopicConsumeByWho));
+    reg(RequestCode::kQueryConsumeTimeSpan, plain(&RemotingFrontend::OnConsumeTimeSpan));
+  }
+  if (s_.stats_sampler != nullptr) {
+    reg(RequestCode::kViewBrokerStatsData, plain(&RemotingFrontend::OnViewBrokerStatsData));
+  }
+  if (s_.client_admin != nullptr && s_.consume_stats != nullptr) {
+    reg(RequestCode::kInvokeBrokerToResetOffset, plain(&RemotingFrontend::OnInvokeResetOffset));
+    reg(RequestCode::kInvokeBrokerToGetConsumerStatus,
+        with_conn(&RemotingFrontend::OnInvokeConsumerStatus));
+    reg(RequestCode::kGetConsumerRunningInfo, with_conn(&RemotingFrontend::OnConsumerRunningInfo));
+    reg(RequestCode::kConsumeMessageDirectly,
+        with_conn(&RemotingFrontend::OnConsumeMessageDirectly));
+  }
 }
 
 // admin part A

@@ -14,6 +14,9 @@
 // (request-reply 324, 325), transaction_handlers.cc (37); admin part A:
 // admin_config_handlers.cc (25, 26, 28), admin_topic_handlers.cc (21, 202, 215, 305),
 // admin_group_handlers.cc (200, 201, 207, 43, 314), admin_store_handlers.cc (321, 306, 329).
+// (request-reply 324, 325), transaction_handlers.cc (37); admin part B:
+// admin_consumer_handlers.cc (203, 204, 328, 208, 317, 300, 303), admin_stats_handlers.cc
+// (315), admin_client_handlers.cc (222, 223, 307, 309).
 //
 // Broker -> client requests that expect an answer go through BrokerServices::calls: each
 // connection's channel is created with it before its first request is handled.
@@ -26,12 +29,16 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 
 #include "broker/config/delay_offset_manager.h"
 #include "broker/remoting/client_calls.h"
 #include "broker/service/broker_config_service.h"
 #include "broker/service/client_service.h"
 #include "broker/service/group_admin_service.h"
+#include "broker/service/client_admin_service.h"
+#include "broker/service/client_service.h"
+#include "broker/service/consume_stats_service.h"
 #include "broker/service/offset_service.h"
 #include "broker/service/pull_service.h"
 #include "broker/service/query_service.h"
@@ -82,6 +89,11 @@ struct BrokerServices {
   };
   const AdminA* admin = nullptr;
   // end admin part A
+  // admin part B (registered when set): 203 204 328 208 317 300 303 (consume_stats,
+  // consumers, producers), 315 (stats_sampler), 222 223 307 309 (client_admin, query).
+  ConsumeStatsService* consume_stats = nullptr;
+  ClientAdminService* client_admin = nullptr;
+  // end admin part B
 };
 
 class RemotingFrontend {
@@ -97,6 +109,7 @@ class RemotingFrontend {
   using Reply = std::optional<protocol::RemotingCommand>;
   using Conn = net::ConnectionPtr;
   using Cmd = protocol::RemotingCommand;
+  using Handler = std::function<Reply(const Conn&, Cmd&)>;
 
   Reply OnSend(const Conn& c, Cmd& r);
   Reply OnPull(const Conn& c, Cmd& r);
@@ -139,6 +152,22 @@ class RemotingFrontend {
   void RegisterAdminA(
       const std::function<void(protocol::RequestCode, Reply (RemotingFrontend::*)(Cmd&))>& reg);
   // end admin part A
+  // admin part B: admin_consumer_handlers.cc, admin_stats_handlers.cc,
+  // admin_client_handlers.cc
+  void RegisterAdminPartB(const std::function<void(protocol::RequestCode, Handler)>& reg);
+  Reply OnConsumerConnectionList(Cmd& r);
+  Reply OnProducerConnectionList(Cmd& r);
+  Reply OnAllProducerInfo(Cmd& r);
+  Reply OnConsumeStats(Cmd& r);
+  Reply OnBrokerConsumeStats(Cmd& r);
+  Reply OnTopicConsumeByWho(Cmd& r);
+  Reply OnConsumeTimeSpan(Cmd& r);
+  Reply OnViewBrokerStatsData(Cmd& r);
+  Reply OnInvokeResetOffset(Cmd& r);
+  Reply OnInvokeConsumerStatus(const Conn& c, Cmd& r);
+  Reply OnConsumerRunningInfo(const Conn& c, Cmd& r);
+  Reply OnConsumeMessageDirectly(const Conn& c, Cmd& r);
+  // end admin part B
 
   BrokerServices s_;
   std::atomic<bool> ready_{false};

@@ -42,6 +42,10 @@ protocol::ResponseCode ToResponseCode(Outcome outcome) {
       return ResponseCode::kPullRetryImmediately;
     case Outcome::kPullOffsetMoved:
       return ResponseCode::kPullOffsetMoved;
+    case Outcome::kConsumerNotOnline:
+      return ResponseCode::kConsumerNotOnline;
+    case Outcome::kConsumeMsgTimeout:
+      return ResponseCode::kConsumeMsgTimeout;
     case Outcome::kServiceNotAvailable:
       return ResponseCode::kServiceNotAvailable;
     case Outcome::kSystemBusy:

@@ -20,7 +20,10 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
+#include "base/result.h"
 #include "base/status.h"
 #include "store/format/message_record.h"
 
@@ -65,6 +68,46 @@ struct TransactionCheck {
   std::string message;                  // the encoded message (the request body)
 };
 
+// --- admin part B: the broker -> consumer requests of the admin codes ---
+// One queue's offset as a reset carries it (MessageQueue + offset).
+struct QueueOffsetEntry {
+  std::string topic;
+  std::string broker_name;
+  int32_t queue_id = 0;
+  int64_t offset = 0;
+};
+
+// RESET_CONSUMER_CLIENT_OFFSET (220): the offsets the group's clients must seek to.
+// isForce is written false, as 4.9.8's Broker2Client does (it does not copy it).
+struct OffsetResetPush {
+  std::string topic;
+  std::string group;
+  int64_t timestamp = 0;
+  std::vector<QueueOffsetEntry> offsets;
+  bool cpp_body = false;  // a CPP client: ResetOffsetBodyForC's list instead of the map
+};
+
+// A client's answer to a request the broker forwarded or made (code, remark, ext fields
+// and body, as the client sent them): what 307 / 309 relay to the admin tool.
+struct ClientAnswer {
+  int32_t code = 0;
+  std::optional<std::string> remark;
+  std::vector<std::pair<std::string, std::string>> ext_fields;
+  std::string body;
+};
+// The answer (any code), or kDeadlineExceeded / kUnavailable / kFailedPrecondition as
+// for ClientAnswerCallback. Runs exactly once, on any thread.
+using ClientReplyCallback = std::function<void(Result<ClientAnswer>)>;
+
+using ConsumerStatusCallback = std::function<void(Result<std::vector<QueueOffsetEntry>>)>;
+
+// A request forwarded to one client as the admin tool sent it (GET_CONSUMER_RUNNING_INFO
+// 307, CONSUME_MESSAGE_DIRECTLY 309): its header fields and body.
+struct ForwardedRequest {
+  std::vector<std::pair<std::string, std::string>> ext_fields;
+  std::string body;
+};
+
 class ClientChannel {
  public:
   virtual ~ClientChannel() = default;
@@ -84,6 +127,15 @@ class ClientChannel {
   virtual void PushReplyMessage(ReplyPush push, ClientAnswerCallback done) = 0;
   // CHECK_TRANSACTION_STATE (39, oneway): asks the producer to settle a half message.
   virtual void CheckTransactionState(const TransactionCheck& check) = 0;
+  // RESET_CONSUMER_CLIENT_OFFSET (220, oneway).
+  virtual void ResetConsumerOffset(const OffsetResetPush& push) = 0;
+  // GET_CONSUMER_STATUS_FROM_CLIENT (221): the client's offsets (its answer's
+  // messageQueueTable); an answer that is not SUCCESS with a body is kInternal.
+  virtual void GetConsumerStatus(std::string_view topic, std::string_view group,
+                                 ConsumerStatusCallback done) = 0;
+  // GET_CONSUMER_RUNNING_INFO (307) / CONSUME_MESSAGE_DIRECTLY (309), forwarded.
+  virtual void GetConsumerRunningInfo(ForwardedRequest request, ClientReplyCallback done) = 0;
+  virtual void ConsumeMessageDirectly(ForwardedRequest request, ClientReplyCallback done) = 0;
 };
 
 using ChannelPtr = std::shared_ptr<ClientChannel>;

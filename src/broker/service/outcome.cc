@@ -40,6 +40,10 @@ std::string_view OutcomeName(Outcome o) {
       return "PULL_RETRY_IMMEDIATELY";
     case Outcome::kPullOffsetMoved:
       return "PULL_OFFSET_MOVED";
+    case Outcome::kConsumerNotOnline:
+      return "CONSUMER_NOT_ONLINE";
+    case Outcome::kConsumeMsgTimeout:
+      return "CONSUME_MSG_TIMEOUT";
     case Outcome::kServiceNotAvailable:
       return "SERVICE_NOT_AVAILABLE";
     case Outcome::kSystemBusy:

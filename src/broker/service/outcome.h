@@ -39,6 +39,10 @@ enum class Outcome {
   kPullNotFound,
   kPullRetryImmediately,
   kPullOffsetMoved,
+  // admin part B: a consumer group with no live client (CONSUMER_NOT_ONLINE), a client
+  // that did not answer a forwarded request in time (CONSUME_MSG_TIMEOUT).
+  kConsumerNotOnline,
+  kConsumeMsgTimeout,
   kServiceNotAvailable,  // store not writable, shutting down
   kSystemBusy,
   kSystemError,  // anything else (the remark says what)

@@ -167,4 +167,46 @@ void JsonWriter::Bool(bool value) {
   out_->insert(out_->end(), text.begin(), text.end());
 }
 
+void JsonWriter::Double(double value) {
+  BeforeValue();
+  char buf[40];
+  const double mag = value < 0 ? -value : value;
+  if (value == 0 || (mag >= 1e-3 && mag < 1e7)) {
+    const auto r = std::to_chars(buf, buf + sizeof(buf), value, std::chars_format::fixed);
+    std::string_view text(buf, static_cast<size_t>(r.ptr - buf));
+    out_->insert(out_->end(), text.begin(), text.end());
+    if (text.find('.') == std::string_view::npos) {
+      out_->push_back('.');
+      out_->push_back('0');
+    }
+    return;
+  }
+  const auto r = std::to_chars(buf, buf + sizeof(buf), value, std::chars_format::scientific);
+  std::string_view text(buf, static_cast<size_t>(r.ptr - buf));
+  const size_t e = text.find('e');
+  std::string_view mantissa = text.substr(0, e);
+  out_->insert(out_->end(), mantissa.begin(), mantissa.end());
+  if (mantissa.find('.') == std::string_view::npos) {
+    out_->push_back('.');
+    out_->push_back('0');
+  }
+  out_->push_back('E');
+  std::string_view exp = text.substr(e + 1);
+  if (!exp.empty() && exp[0] == '+') exp.remove_prefix(1);
+  bool negative = !exp.empty() && exp[0] == '-';
+  if (negative) {
+    out_->push_back('-');
+    exp.remove_prefix(1);
+  }
+  while (exp.size() > 1 && exp[0] == '0') exp.remove_prefix(1);
+  out_->insert(out_->end(), exp.begin(), exp.end());
+}
+
+void JsonWriter::RawKey(std::string_view json) {
+  BeforeValue();
+  out_->insert(out_->end(), json.begin(), json.end());
+  out_->push_back(':');
+  after_key_ = true;
+}
+
 }  // namespace rocketstore::protocol::internal

@@ -71,6 +71,12 @@ class JsonWriter {
   void String(std::string_view value);
   void Int(int64_t value);
   void Bool(bool value);
+  // A Java double as fastjson writes it: shortest round-trip digits, "0.0" for zero,
+  // integral values with ".0", E notation outside [1e-3, 1e7) as Double.toString.
+  void Double(double value);
+  // A member name that is itself JSON (fastjson writes non-String map keys bare:
+  // {{"brokerName":..}:5}); `json` is written verbatim.
+  void RawKey(std::string_view json);
 
  private:
   void Open(char c);

