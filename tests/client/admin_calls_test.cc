@@ -146,5 +146,45 @@ TEST_F(AdminCallsTest, TopicAndGroupAdmin) {
   EXPECT_EQ(rt.table.count("dispatchBehindBytes"), 1u);
 }
 
+TEST_F(AdminCallsTest, ProducerHeartbeatShowsInConnectionsAndProducerInfo) {
+  CreateTopic("adm-prod", 1);
+  // Nobody of the group yet: CONSUMER_NOT_ONLINE-like "not found", never an empty success.
+  EXPECT_FALSE(admin_->GetProducerConnections(broker_addr(), "hb-group").ok());
+  ProducerOptions po;
+  po.namesrv_addrs = {namesrv_addr()};
+  po.group = "hb-group";
+  po.start_runner = false;  // RunOnce is driven here
+  Producer p(po);
+  ASSERT_OK(p.Start());
+  EXPECT_EQ(p.client_id().rfind(LocalClientIp() + "@", 0), 0u) << p.client_id();
+  Message m;
+  m.topic = "adm-prod";
+  m.body = "x";
+  ASSERT_OK(p.Send(m).status());  // the first route names the broker: heartbeat sent
+  bool seen = false;
+  for (int i = 0; i < 200 && !seen; ++i) {
+    auto pc = admin_->GetProducerConnections(broker_addr(), "hb-group");
+    seen = pc.ok() && pc->connections.size() == 1 && pc->connections[0].client_id == p.client_id();
+    if (!seen) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_TRUE(seen);
+  ASSERT_OK_AND_ASSIGN(ProducerConnection pc,
+                       admin_->GetProducerConnections(broker_addr(), "hb-group"));
+  EXPECT_EQ(pc.connections[0].language, "CPP");
+  ASSERT_OK_AND_ASSIGN(ProducerTable all, admin_->GetAllProducerInfo(broker_addr()));
+  ASSERT_EQ(all.groups.count("hb-group"), 1u);
+  EXPECT_EQ(all.groups.at("hb-group")[0].client_id, p.client_id());
+  // The periodic step: due at once, then not again within the interval.
+  EXPECT_OK(p.RunOnce(1000));
+  EXPECT_OK(p.RunOnce(2000));
+  p.Shutdown();  // UNREGISTER_CLIENT with the producer group
+  bool gone = false;
+  for (int i = 0; i < 200 && !gone; ++i) {
+    gone = !admin_->GetProducerConnections(broker_addr(), "hb-group").ok();
+    if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_TRUE(gone);
+}
+
 }  // namespace
 }  // namespace rocketstore::client
