@@ -1,5 +1,6 @@
 #include "client/admin_client.h"
 
+#include <charconv>
 #include <utility>
 
 #include "client/fastjson.h"
@@ -38,6 +39,7 @@ std::string AdminCodeName(int32_t code) {
       {202, "GET_TOPIC_STATS_INFO"},
       {203, "GET_CONSUMER_CONNECTION_LIST"},
       {204, "GET_PRODUCER_CONNECTION_LIST"},
+      {205, "WIPE_WRITE_PERM_OF_BROKER"},
       {206, "GET_ALL_TOPIC_LIST_FROM_NAMESERVER"},
       {207, "DELETE_SUBSCRIPTIONGROUP"},
       {208, "GET_CONSUME_STATS"},
@@ -48,11 +50,22 @@ std::string AdminCodeName(int32_t code) {
       {223, "INVOKE_BROKER_TO_GET_CONSUMER_STATUS"},
       {224, "GET_TOPICS_BY_CLUSTER"},
       {300, "QUERY_TOPIC_CONSUME_BY_WHO"},
+      {303, "QUERY_CONSUME_TIME_SPAN"},
       {304, "GET_SYSTEM_TOPIC_LIST_FROM_NS"},
       {305, "GET_SYSTEM_TOPIC_LIST_FROM_BROKER"},
+      {306, "CLEAN_EXPIRED_CONSUMEQUEUE"},
       {307, "GET_CONSUMER_RUNNING_INFO"},
-      {318, "GET_NAMESRV_CONFIG"},
-      {319, "UPDATE_NAMESRV_CONFIG"},
+      {309, "CONSUME_MESSAGE_DIRECTLY"},
+      {314, "CLONE_GROUP_OFFSET"},
+      {315, "VIEW_BROKER_STATS_DATA"},
+      {317, "GET_BROKER_CONSUME_STATS"},
+      {318, "UPDATE_NAMESRV_CONFIG"},
+      {319, "GET_NAMESRV_CONFIG"},
+      {321, "QUERY_CONSUME_QUEUE"},
+      {322, "QUERY_DATA_VERSION"},
+      {327, "ADD_WRITE_PERM_OF_BROKER"},
+      {328, "GET_ALL_PRODUCER_INFO"},
+      {329, "DELETE_EXPIRED_COMMITLOG"},
   };
   auto it = kNames.find(code);
   return it == kNames.end() ? "request " + std::to_string(code) : it->second;
@@ -142,8 +155,68 @@ Result<KvTable> AdminClient::GetKvList(const std::string& ns) {
   return KvTable::Decode(Body(r));
 }
 Result<std::map<std::string, std::string>> AdminClient::GetNamesrvConfig() {
-  RS_ASSIGN_OR_RETURN(RemotingCommand r, CallNamesrv(318, {}));
+  RS_ASSIGN_OR_RETURN(RemotingCommand r, CallNamesrv(319, {}));
   return ParseJavaProperties(Body(r));
+}
+Status AdminClient::UpdateNamesrvConfig(const std::map<std::string, std::string>& changes) {
+  return CallNamesrv(318, {}, PropertiesText(changes)).status();
+}
+
+Result<RemotingCommand> AdminClient::CallNamesrvAt(
+    const std::string& namesrv_addr, int32_t code,
+    const std::vector<std::pair<std::string, std::string>>& fields, std::string body) {
+  RemotingCommand req = protocol::MakeRequest(code);
+  for (const auto& [k, v] : fields) req.SetField(k, v);
+  if (!body.empty()) req.body.Assign(std::string_view(body));
+  RS_ASSIGN_OR_RETURN(RemotingCommand resp,
+                      transport_->Invoke(namesrv_addr, std::move(req), options_.timeout_ms));
+  RS_RETURN_IF_ERROR(CheckReply(resp, code, "name server " + namesrv_addr));
+  return resp;
+}
+
+namespace {
+Result<int32_t> IntField(const RemotingCommand& r, std::string_view name, int32_t code) {
+  auto v = r.FindField(name);
+  int32_t n = 0;
+  if (!v || std::from_chars(v->data(), v->data() + v->size(), n).ec != std::errc()) {
+    return Corruption(AdminCodeName(code) + "'s reply lacks the " + std::string(name) +
+                      " header field");
+  }
+  return n;
+}
+}  // namespace
+
+Result<int32_t> AdminClient::WipeWritePermOfBroker(const std::string& namesrv_addr,
+                                                   const std::string& broker_name) {
+  RS_ASSIGN_OR_RETURN(RemotingCommand r,
+                      CallNamesrvAt(namesrv_addr, 205, {{"brokerName", broker_name}}));
+  return IntField(r, "wipeTopicCount", 205);
+}
+Result<int32_t> AdminClient::AddWritePermOfBroker(const std::string& namesrv_addr,
+                                                  const std::string& broker_name) {
+  RS_ASSIGN_OR_RETURN(RemotingCommand r,
+                      CallNamesrvAt(namesrv_addr, 327, {{"brokerName", broker_name}}));
+  return IntField(r, "addTopicCount", 327);
+}
+Result<DataVersionAnswer> AdminClient::QueryDataVersion(
+    const std::string& namesrv_addr, const std::string& cluster, const std::string& broker_name,
+    const std::string& broker_addr, int64_t broker_id, const DataVersionValue& version) {
+  RS_ASSIGN_OR_RETURN(RemotingCommand r, CallNamesrvAt(namesrv_addr, 322,
+                                                       {{"brokerName", broker_name},
+                                                        {"brokerAddr", broker_addr},
+                                                        {"clusterName", cluster},
+                                                        {"brokerId", std::to_string(broker_id)}},
+                                                       version.Encode()));
+  DataVersionAnswer out;
+  auto changed = r.FindField("changed");
+  if (!changed) return Corruption("QUERY_DATA_VERSION's reply lacks the changed header field");
+  out.changed = *changed == "true";
+  const std::string body = Body(r);
+  if (!body.empty()) {
+    RS_ASSIGN_OR_RETURN(out.namesrv_version, DataVersionValue::Decode(body));
+    out.has_version = true;
+  }
+  return out;
 }
 
 Result<KvTable> AdminClient::GetBrokerRuntimeInfo(const std::string& addr) {
@@ -185,8 +258,11 @@ Result<SubscriptionGroupTable> AdminClient::GetAllGroups(const std::string& addr
   RS_ASSIGN_OR_RETURN(RemotingCommand r, CallBroker(addr, 201, {}));
   return SubscriptionGroupTable::Decode(Body(r));
 }
-Status AdminClient::DeleteGroup(const std::string& addr, const std::string& group) {
-  return CallBroker(addr, 207, {{"groupName", group}}).status();
+Status AdminClient::DeleteGroup(const std::string& addr, const std::string& group,
+                                bool remove_offset) {
+  return CallBroker(addr, 207,
+                    {{"groupName", group}, {"removeOffset", remove_offset ? "true" : "false"}})
+      .status();
 }
 Result<ConsumerConnection> AdminClient::GetConsumerConnections(const std::string& addr,
                                                                const std::string& group) {
@@ -242,6 +318,80 @@ Result<std::string> AdminClient::GetConsumerRunningInfo(const std::string& addr,
       CallBroker(addr, 307,
                  {{"consumerGroup", group}, {"clientId", client_id}, {"jstackEnable", "false"}}));
   return Body(r);
+}
+
+Result<ConsumeDirectlyResult> AdminClient::ConsumeMessageDirectly(const std::string& addr,
+                                                                  const std::string& group,
+                                                                  const std::string& client_id,
+                                                                  const std::string& msg_id,
+                                                                  const std::string& broker_name) {
+  std::vector<std::pair<std::string, std::string>> f = {
+      {"consumerGroup", group}, {"clientId", client_id}, {"msgId", msg_id}};
+  if (!broker_name.empty()) f.emplace_back("brokerName", broker_name);
+  RS_ASSIGN_OR_RETURN(RemotingCommand r, CallBroker(addr, 309, f));
+  return ConsumeDirectlyResult::Decode(Body(r));
+}
+Result<ConsumerOffsetTable> AdminClient::GetAllConsumerOffsets(const std::string& addr) {
+  RS_ASSIGN_OR_RETURN(RemotingCommand r, CallBroker(addr, 43, {}));
+  return ConsumerOffsetTable::Decode(Body(r));
+}
+Status AdminClient::CloneGroupOffset(const std::string& addr, const std::string& src_group,
+                                     const std::string& dest_group, const std::string& topic,
+                                     bool offline) {
+  return CallBroker(addr, 314,
+                    {{"srcGroup", src_group},
+                     {"destGroup", dest_group},
+                     {"topic", topic},
+                     {"offline", offline ? "true" : "false"}})
+      .status();
+}
+Status AdminClient::CleanExpiredConsumeQueue(const std::string& addr) {
+  return CallBroker(addr, 306, {}).status();
+}
+Status AdminClient::DeleteExpiredCommitLog(const std::string& addr) {
+  return CallBroker(addr, 329, {}).status();
+}
+Result<BrokerStatsData> AdminClient::ViewBrokerStats(const std::string& addr,
+                                                     const std::string& stats_name,
+                                                     const std::string& stats_key) {
+  RS_ASSIGN_OR_RETURN(RemotingCommand r,
+                      CallBroker(addr, 315, {{"statsName", stats_name}, {"statsKey", stats_key}}));
+  return BrokerStatsData::Decode(Body(r));
+}
+Result<ConsumeStatsList> AdminClient::GetBrokerConsumeStats(const std::string& addr,
+                                                            bool is_order) {
+  RS_ASSIGN_OR_RETURN(RemotingCommand r,
+                      CallBroker(addr, 317, {{"isOrder", is_order ? "true" : "false"}}));
+  return ConsumeStatsList::Decode(Body(r));
+}
+Result<ConsumeTimeSpans> AdminClient::QueryConsumeTimeSpan(const std::string& addr,
+                                                           const std::string& topic,
+                                                           const std::string& group) {
+  RS_ASSIGN_OR_RETURN(RemotingCommand r,
+                      CallBroker(addr, 303, {{"topic", topic}, {"group", group}}));
+  return ConsumeTimeSpans::Decode(Body(r));
+}
+Result<ConsumeQueueView> AdminClient::QueryConsumeQueue(const std::string& addr,
+                                                        const std::string& topic, int32_t queue_id,
+                                                        int64_t index, int32_t count,
+                                                        const std::string& group) {
+  RS_ASSIGN_OR_RETURN(RemotingCommand r, CallBroker(addr, 321,
+                                                    {{"topic", topic},
+                                                     {"queueId", std::to_string(queue_id)},
+                                                     {"index", std::to_string(index)},
+                                                     {"count", std::to_string(count)},
+                                                     {"consumerGroup", group}}));
+  // Java answers SUCCESS without a body (the remark says why) for a queue it lacks.
+  if (r.body.empty()) {
+    return NotFound("QUERY_CONSUME_QUEUE: " +
+                    r.remark.value_or(topic + " queue " + std::to_string(queue_id)) +
+                    " (no such consume queue)");
+  }
+  return ConsumeQueueView::Decode(Body(r));
+}
+Result<ProducerTable> AdminClient::GetAllProducerInfo(const std::string& addr) {
+  RS_ASSIGN_OR_RETURN(RemotingCommand r, CallBroker(addr, 328, {}));
+  return ProducerTable::Decode(Body(r));
 }
 
 Result<std::vector<std::string>> AdminClient::MasterAddrs(const std::string& cluster) {

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "client/admin_ops_types.h"
 #include "client/admin_types.h"
 #include "client/broker_calls.h"
 #include "client/route.h"
@@ -45,7 +46,19 @@ class AdminClient {
   Result<std::string> GetKvConfig(const std::string& ns, const std::string& key);  // 101
   Status DeleteKvConfig(const std::string& ns, const std::string& key);            // 102
   Result<KvTable> GetKvList(const std::string& ns);                                // 219
-  Result<std::map<std::string, std::string>> GetNamesrvConfig();                   // 318
+  Result<std::map<std::string, std::string>> GetNamesrvConfig();                   // 319
+  Status UpdateNamesrvConfig(const std::map<std::string, std::string>& changes);   // 318
+  // To one name server (as mqadmin does per name server): the number of topics changed.
+  Result<int32_t> WipeWritePermOfBroker(const std::string& namesrv_addr,
+                                        const std::string& broker_name);  // 205
+  Result<int32_t> AddWritePermOfBroker(const std::string& namesrv_addr,
+                                       const std::string& broker_name);  // 327
+  // What a broker asks before re-registering: has the name server a different version?
+  Result<DataVersionAnswer> QueryDataVersion(const std::string& namesrv_addr,
+                                             const std::string& cluster,
+                                             const std::string& broker_name,
+                                             const std::string& broker_addr, int64_t broker_id,
+                                             const DataVersionValue& version);  // 322
 
   // ---- broker (addr = "ip:port") ----
   Result<KvTable> GetBrokerRuntimeInfo(const std::string& addr);                        // 28
@@ -59,7 +72,8 @@ class AdminClient {
   Result<TopicList> GetSystemTopicsFromBroker(const std::string& addr);                   // 305
   Status CreateOrUpdateGroup(const std::string& addr, const SubscriptionGroupConfig& g);  // 200
   Result<SubscriptionGroupTable> GetAllGroups(const std::string& addr);                   // 201
-  Status DeleteGroup(const std::string& addr, const std::string& group);                  // 207
+  Status DeleteGroup(const std::string& addr, const std::string& group,
+                     bool remove_offset = false);  // 207
   Result<ConsumerConnection> GetConsumerConnections(const std::string& addr,
                                                     const std::string& group);  // 203
   Result<ProducerConnection> GetProducerConnections(const std::string& addr,
@@ -76,6 +90,26 @@ class AdminClient {
                                                 const std::string& group);  // 223
   Result<std::string> GetConsumerRunningInfo(const std::string& addr, const std::string& group,
                                              const std::string& client_id);  // 307
+  Result<ConsumeDirectlyResult> ConsumeMessageDirectly(const std::string& addr,
+                                                       const std::string& group,
+                                                       const std::string& client_id,
+                                                       const std::string& msg_id,
+                                                       const std::string& broker_name);  // 309
+  Result<ConsumerOffsetTable> GetAllConsumerOffsets(const std::string& addr);            // 43
+  Status CloneGroupOffset(const std::string& addr, const std::string& src_group,
+                          const std::string& dest_group, const std::string& topic,
+                          bool offline);                     // 314
+  Status CleanExpiredConsumeQueue(const std::string& addr);  // 306
+  Status DeleteExpiredCommitLog(const std::string& addr);    // 329
+  Result<BrokerStatsData> ViewBrokerStats(const std::string& addr, const std::string& stats_name,
+                                          const std::string& stats_key);                   // 315
+  Result<ConsumeStatsList> GetBrokerConsumeStats(const std::string& addr, bool is_order);  // 317
+  Result<ConsumeTimeSpans> QueryConsumeTimeSpan(const std::string& addr, const std::string& topic,
+                                                const std::string& group);  // 303
+  Result<ConsumeQueueView> QueryConsumeQueue(const std::string& addr, const std::string& topic,
+                                             int32_t queue_id, int64_t index, int32_t count,
+                                             const std::string& group);  // 321
+  Result<ProducerTable> GetAllProducerInfo(const std::string& addr);     // 328
 
   BrokerCall Broker(const std::string& addr) const {
     return BrokerCall{transport_.get(), addr, options_.timeout_ms};
@@ -92,6 +126,10 @@ class AdminClient {
   Result<protocol::RemotingCommand> CallNamesrv(
       int32_t code, const std::vector<std::pair<std::string, std::string>>& fields,
       std::string body = {});
+  // To one given name server address (not rotated).
+  Result<protocol::RemotingCommand> CallNamesrvAt(
+      const std::string& namesrv_addr, int32_t code,
+      const std::vector<std::pair<std::string, std::string>>& fields, std::string body = {});
 
  private:
   AdminOptions options_;

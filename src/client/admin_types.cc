@@ -6,21 +6,21 @@
 
 namespace rocketstore::client {
 
-namespace {
-Result<FjValue> Root(std::string_view json, std::string_view what) {
-  auto v = ParseFastjson(json);
-  if (!v.ok()) return v.status().WithContext(what);
-  if (!v->is_object()) return Corruption(std::string(what) + ": body is not a JSON object");
-  return v;
-}
-MessageQueue QueueOf(const FjValue& key) {
+MessageQueue QueueFromFastjson(const FjValue& key) {
   // Object key (fastjson) or a string holding the object's JSON (standard JSON form).
   if (key.is_object()) {
     return {key.Str("topic"), key.Str("brokerName"), static_cast<int32_t>(key.Int("queueId"))};
   }
   auto inner = ParseFastjson(key.text);
   if (!inner.ok() || !inner->is_object()) return {};
-  return QueueOf(*inner);
+  return QueueFromFastjson(*inner);
+}
+namespace {
+Result<FjValue> Root(std::string_view json, std::string_view what) {
+  auto v = ParseFastjson(json);
+  if (!v.ok()) return v.status().WithContext(what);
+  if (!v->is_object()) return Corruption(std::string(what) + ": body is not a JSON object");
+  return v;
 }
 BrokerData BrokerOf(const FjValue& b) {
   BrokerData d;
@@ -76,8 +76,9 @@ Result<TopicStats> TopicStats::Decode(std::string_view json) {
   TopicStats out;
   if (const FjValue* t = v.Find("offsetTable"); t != nullptr && t->is_object()) {
     for (const auto& [k, o] : t->members) {
-      out.offsets.emplace_back(QueueOf(k), TopicOffset{o.Int("minOffset"), o.Int("maxOffset"),
-                                                       o.Int("lastUpdateTimestamp")});
+      out.offsets.emplace_back(
+          QueueFromFastjson(k),
+          TopicOffset{o.Int("minOffset"), o.Int("maxOffset"), o.Int("lastUpdateTimestamp")});
     }
   }
   return out;
@@ -90,7 +91,7 @@ Result<ConsumeStats> ConsumeStats::Decode(std::string_view json) {
   if (const FjValue* t = v.Find("offsetTable"); t != nullptr && t->is_object()) {
     for (const auto& [k, o] : t->members) {
       out.offsets.emplace_back(
-          QueueOf(k),
+          QueueFromFastjson(k),
           OffsetWrapper{o.Int("brokerOffset"), o.Int("consumerOffset"), o.Int("lastTimestamp")});
     }
   }
@@ -200,7 +201,8 @@ Result<QueueOffsets> QueueOffsets::Decode(std::string_view json, std::string_vie
   RS_ASSIGN_OR_RETURN(FjValue v, Root(json, "offsetTable body"));
   QueueOffsets out;
   if (const FjValue* t = v.Find(field); t != nullptr && t->is_object()) {
-    for (const auto& [k, off] : t->members) out.offsets.emplace_back(QueueOf(k), off.AsInt());
+    for (const auto& [k, off] : t->members)
+      out.offsets.emplace_back(QueueFromFastjson(k), off.AsInt());
   }
   return out;
 }
@@ -211,7 +213,8 @@ Result<ConsumerStatusTable> ConsumerStatusTable::Decode(std::string_view json) {
   if (const FjValue* t = v.Find("consumerTable"); t != nullptr && t->is_object()) {
     for (const auto& [client, table] : t->members) {
       auto& list = out.by_client[client.text];
-      for (const auto& [k, off] : table.members) list.emplace_back(QueueOf(k), off.AsInt());
+      for (const auto& [k, off] : table.members)
+        list.emplace_back(QueueFromFastjson(k), off.AsInt());
     }
   }
   return out;

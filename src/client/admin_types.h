@@ -108,6 +108,10 @@ struct ConsumerStatusTable {
   static Result<ConsumerStatusTable> Decode(std::string_view json);
 };
 
+// A MessageQueue given as a fastjson object key or value, or as a string holding its JSON.
+struct FjValue;
+MessageQueue QueueFromFastjson(const FjValue& v);
+
 // java.util.Properties text (key=value lines, '#' comments, '\' escapes).
 std::map<std::string, std::string> ParseJavaProperties(std::string_view text);
 

@@ -1,8 +1,12 @@
 #include "client/producer.h"
 
+#include <chrono>
 #include <utility>
 
+#include "client/broker_calls.h"
 #include "protocol/bodies/batch_body.h"
+#include "protocol/bodies/client_bodies.h"
+#include "protocol/headers/consumer_headers.h"
 #include "protocol/headers/send_headers.h"
 
 namespace rocketstore::client {
@@ -37,7 +41,8 @@ Producer::Producer(ProducerOptions options)
           RouteCacheOptions{options_.namesrv_addrs, options_.route_refresh_ms,
                             options_.send_timeout_ms},
           clock_)),
-      ids_(clock_) {}
+      ids_(clock_),
+      client_id_(BuildClientId(options_.instance_name)) {}
 
 Producer::~Producer() {
   Shutdown();
@@ -52,10 +57,92 @@ Status Producer::Start() {
     return InvalidArgument("no name server address: set --namesrv or ROCKETSTORE_NAMESRV");
   }
   started_ = true;
+  if (options_.start_runner) {
+    runner_ = std::make_unique<ServiceRunner>(
+        "producer-" + options_.group, std::chrono::milliseconds(1000),
+        [this] { RunOnce(clock_.MonotonicNanos() / 1000000).IgnoreError(); });
+    runner_->Start();
+  }
   return Status::OK();
 }
 
-void Producer::Shutdown() { started_ = false; }
+void Producer::Shutdown() {
+  if (!started_.exchange(false)) return;
+  if (runner_) runner_->Stop();
+  runner_.reset();
+  std::set<std::string> addrs;
+  {
+    std::lock_guard<std::mutex> l(hb_mu_);
+    addrs.swap(heartbeated_);
+  }
+  for (const auto& a : addrs) {
+    RemotingCommand req = protocol::MakeRequest(protocol::RequestCode::kUnregisterClient);
+    protocol::UnregisterClientRequestHeader h;
+    h.client_id = client_id_;
+    h.producer_group = options_.group;
+    h.EncodeTo(req);
+    transport_->Invoke(a, std::move(req), options_.send_timeout_ms).status().IgnoreError();
+  }
+}
+
+std::vector<uint8_t> Producer::HeartbeatBody() const {
+  protocol::HeartbeatData hb;
+  hb.client_id = client_id_;
+  hb.producer_data_set.push_back(protocol::ProducerData{options_.group});
+  return hb.Encode();
+}
+
+void Producer::HeartbeatNewBrokers(const std::vector<MessageQueue>& queues) {
+  if (!started_) return;
+  std::vector<std::string> fresh;
+  {
+    std::lock_guard<std::mutex> l(hb_mu_);
+    for (const auto& q : queues) {
+      const std::string a = routes_->BrokerAddr(q.broker_name);
+      if (!a.empty() && heartbeated_.insert(a).second) fresh.push_back(a);
+    }
+  }
+  for (const auto& a : fresh) {
+    RemotingCommand req = protocol::MakeRequest(protocol::RequestCode::kHeartBeat);
+    req.body.Assign(HeartbeatBody());
+    Status st = transport_->InvokeAsync(
+        a, std::move(req),
+        [this, a](Result<RemotingCommand> r) {
+          if (r.ok() && r->code == 0) return;
+          std::lock_guard<std::mutex> l(hb_mu_);  // not delivered: retried by the next one
+          heartbeated_.erase(a);
+        },
+        options_.send_timeout_ms);
+    if (!st.ok()) {
+      std::lock_guard<std::mutex> l(hb_mu_);
+      heartbeated_.erase(a);
+    }
+  }
+}
+
+Status Producer::RunOnce(int64_t now_ms) {
+  std::set<std::string> addrs;
+  {
+    std::lock_guard<std::mutex> l(hb_mu_);
+    if (last_heartbeat_ms_ >= 0 && now_ms - last_heartbeat_ms_ < options_.heartbeat_interval_ms) {
+      return Status::OK();
+    }
+    last_heartbeat_ms_ = now_ms;
+  }
+  for (const auto& a : routes_->MasterAddrs()) addrs.insert(a);
+  Status first;
+  const std::vector<uint8_t> body = HeartbeatBody();
+  for (const auto& a : addrs) {
+    Status st = BrokerCall{transport_.get(), a, options_.send_timeout_ms}.Heartbeat(body);
+    std::lock_guard<std::mutex> l(hb_mu_);
+    if (st.ok()) {
+      heartbeated_.insert(a);
+    } else if (first.ok()) {
+      first = st;
+    }
+  }
+  return first;
+}
 
 bool Producer::Retryable(int32_t code) {
   switch (code) {
@@ -75,7 +162,10 @@ Result<std::vector<MessageQueue>> Producer::QueuesFor(const std::string& topic) 
   auto route = routes_->Get(topic);
   if (route.ok()) {
     auto qs = (*route)->WritableQueues(topic);
-    if (!qs.empty()) return qs;
+    if (!qs.empty()) {
+      HeartbeatNewBrokers(qs);
+      return qs;
+    }
     return Unavailable("topic " + topic + " has no writable queue on a live master broker");
   }
   if (route.status().code() != StatusCode::kNotFound) return route.status();
@@ -89,6 +179,7 @@ Result<std::vector<MessageQueue>> Producer::QueuesFor(const std::string& topic) 
     if (per_broker[q.broker_name]++ < options_.default_topic_queue_nums) out.push_back(q);
   }
   if (out.empty()) return route.status();
+  HeartbeatNewBrokers(out);
   return out;
 }
 

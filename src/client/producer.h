@@ -12,6 +12,12 @@
 //     NO_BUYER_ID, NOT_IN_CURRENT_UNIT); SendAsync retries the same way from the I/O thread;
 //     SendOneway never waits nor retries. SendBatch sends one SEND_BATCH_MESSAGE (320).
 //   * Each message gets a UNIQ_KEY (SendResult::msg_id); offset_msg_id is the broker's.
+//   * Heartbeats (HEART_BEAT 34 with producerDataSet [{groupName}], client id "ip@instance"
+//     as Java's buildMQClientId) go to a broker as soon as a route names it (async, so the
+//     producer shows in GET_PRODUCER_CONNECTION_LIST 204 at once), then to every known
+//     broker each heartbeat_interval_ms: RunOnce(now_ms) is that step, driven by a
+//     ServiceRunner after Start() (tests call it with a fake clock). Shutdown sends
+//     UNREGISTER_CLIENT (35) with the producer group to those brokers.
 //
 // Ownership: owns its connections (client/transport.h) and its route cache.
 // Thread-safety: Send*, from any number of threads after Start(); Shutdown once, last.
@@ -24,11 +30,13 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "base/clock.h"
 #include "base/result.h"
+#include "base/service_runner.h"
 #include "client/message.h"
 #include "client/route.h"
 #include "client/transport.h"
@@ -45,8 +53,11 @@ struct ProducerOptions {
   std::string default_topic = "TBW102";
   int32_t default_topic_queue_nums = 4;
   int64_t route_refresh_ms = 30000;
-  int64_t isolate_ms = 5000;  // how long a broker that failed is avoided
-  Clock* clock = nullptr;     // nullptr: Clock::Real()
+  int64_t isolate_ms = 5000;              // how long a broker that failed is avoided
+  std::string instance_name;              // "" → "<pid>#<n>" (client id "ip@instance")
+  int64_t heartbeat_interval_ms = 30000;  // Java's heartbeatBrokerInterval
+  bool start_runner = true;               // false: the caller drives RunOnce
+  Clock* clock = nullptr;                 // nullptr: Clock::Real()
 };
 
 class Producer {
@@ -74,6 +85,14 @@ class Producer {
   Result<std::vector<MessageQueue>> WritableQueues(const std::string& topic);
   RouteCache& routes() { return *routes_; }
   Transport& transport() { return *transport_; }
+  const std::string& client_id() const { return client_id_; }
+
+  // The background step: a heartbeat to every broker of a cached route when
+  // heartbeat_interval_ms has passed since the last one (now_ms: monotonic ms). Returns
+  // the first broker's error; the others are still tried.
+  Status RunOnce(int64_t now_ms);
+  // The HEART_BEAT body: clientID and producerDataSet [{groupName}].
+  std::vector<uint8_t> HeartbeatBody() const;
 
  private:
   struct Prepared;  // one request ready to send (header fields, body)
@@ -90,6 +109,8 @@ class Producer {
                                    int attempts);
   void AsyncAttempt(std::shared_ptr<AsyncState> st);
   static bool Retryable(int32_t code);
+  // Heartbeats (async) the brokers of `queues` that have not had one yet.
+  void HeartbeatNewBrokers(const std::vector<MessageQueue>& queues);
 
   ProducerOptions options_;
   Clock& clock_;
@@ -100,6 +121,11 @@ class Producer {
   std::mutex fault_mu_;
   std::map<std::string, int64_t> isolated_until_ms_;
   std::atomic<bool> started_{false};
+  std::string client_id_;
+  std::mutex hb_mu_;
+  std::set<std::string> heartbeated_;  // broker addresses that had a heartbeat
+  int64_t last_heartbeat_ms_ = -1;
+  std::unique_ptr<ServiceRunner> runner_;
 };
 
 }  // namespace rocketstore::client

@@ -9,6 +9,7 @@
 
 #include "base/java_hash.h"
 #include "client/allocate.h"
+#include "client/unique_id.h"
 #include "protocol/bodies/client_bodies.h"
 #include "protocol/headers/consumer_headers.h"
 
@@ -37,11 +38,6 @@ std::vector<std::string> ParseTags(const std::string& expression) {
   return out;
 }
 
-std::string NextInstanceName() {
-  static std::atomic<int> counter{0};
-  return std::to_string(getpid()) + "#" + std::to_string(counter.fetch_add(1));
-}
-
 std::string ConsumeFromName(ConsumeFrom c) {
   switch (c) {
     case ConsumeFrom::kFirst:
@@ -58,8 +54,7 @@ std::string ConsumeFromName(ConsumeFrom c) {
 PullConsumer::PullConsumer(PullConsumerOptions options)
     : options_(std::move(options)),
       clock_(options_.clock != nullptr ? *options_.clock : Clock::Real()) {
-  client_id_ =
-      "127.0.0.1@" + (options_.instance_name.empty() ? NextInstanceName() : options_.instance_name);
+  client_id_ = BuildClientId(options_.instance_name);
   transport_ = std::make_unique<Transport>([this](const std::string&, RemotingCommand cmd) {
     // NOTIFY_CONSUMER_IDS_CHANGED: rebalance at the next step, now.
     if (cmd.code == protocol::ToInt(protocol::RequestCode::kNotifyConsumerIdsChanged)) {

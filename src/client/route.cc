@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <set>
 
 #include "client/fastjson.h"
 #include "protocol/headers/namesrv_headers.h"
@@ -178,6 +179,19 @@ std::string RouteCache::BrokerAddr(const std::string& broker_name) const {
     }
   }
   return {};
+}
+
+std::vector<std::string> RouteCache::MasterAddrs() const {
+  std::set<std::string> addrs;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    for (const auto& [t, e] : routes_) {
+      for (const auto& b : e.route->broker_datas) {
+        if (!b.MasterAddr().empty()) addrs.insert(b.MasterAddr());
+      }
+    }
+  }
+  return {addrs.begin(), addrs.end()};
 }
 
 Result<std::string> RouteCache::ClusterInfoJson() {

@@ -73,6 +73,8 @@ class RouteCache {
   void Invalidate(const std::string& topic);
   // The master address of broker_name from any cached route, or "" when none is known.
   std::string BrokerAddr(const std::string& broker_name) const;
+  // The master addresses of every cached route's brokers (deduplicated, sorted).
+  std::vector<std::string> MasterAddrs() const;
   // GET_BROKER_CLUSTER_INFO (106), the raw JSON body.
   Result<std::string> ClusterInfoJson();
   // Sends a request to a name server (rotating on connection failures).

@@ -11,23 +11,6 @@
 namespace rocketstore::client {
 
 namespace {
-std::array<uint8_t, 4> LocalIpv4() {
-  std::array<uint8_t, 4> ip{127, 0, 0, 1};
-  ifaddrs* list = nullptr;
-  if (getifaddrs(&list) != 0) return ip;
-  for (ifaddrs* a = list; a != nullptr; a = a->ifa_next) {
-    if (a->ifa_addr == nullptr || a->ifa_addr->sa_family != AF_INET) continue;
-    const auto* sin = reinterpret_cast<const sockaddr_in*>(a->ifa_addr);
-    const uint32_t v = ntohl(sin->sin_addr.s_addr);
-    if ((v >> 24) == 127) continue;  // prefer a non-loopback address, as Java does
-    ip = {static_cast<uint8_t>(v >> 24), static_cast<uint8_t>(v >> 16),
-          static_cast<uint8_t>(v >> 8), static_cast<uint8_t>(v)};
-    break;
-  }
-  freeifaddrs(list);
-  return ip;
-}
-
 void Hex(const uint8_t* p, size_t n, std::string* out) {
   static constexpr char kDigits[] = "0123456789ABCDEF";
   for (size_t i = 0; i < n; ++i) {
@@ -37,8 +20,47 @@ void Hex(const uint8_t* p, size_t n, std::string* out) {
 }
 }  // namespace
 
+std::array<uint8_t, 4> LocalClientIpBytes() {
+  std::array<uint8_t, 4> chosen{127, 0, 0, 1};
+  std::array<uint8_t, 4> private_192{};
+  bool have_192 = false;
+  ifaddrs* list = nullptr;
+  if (getifaddrs(&list) != 0) return chosen;
+  for (ifaddrs* a = list; a != nullptr; a = a->ifa_next) {
+    if (a->ifa_addr == nullptr || a->ifa_addr->sa_family != AF_INET) continue;
+    const auto* sin = reinterpret_cast<const sockaddr_in*>(a->ifa_addr);
+    const uint32_t v = ntohl(sin->sin_addr.s_addr);
+    const std::array<uint8_t, 4> ip{static_cast<uint8_t>(v >> 24), static_cast<uint8_t>(v >> 16),
+                                    static_cast<uint8_t>(v >> 8), static_cast<uint8_t>(v)};
+    if (ip[0] == 127) continue;
+    if (ip[0] == 192 && ip[1] == 168) {
+      private_192 = ip;  // Java keeps the last one
+      have_192 = true;
+      continue;
+    }
+    freeifaddrs(list);
+    return ip;
+  }
+  freeifaddrs(list);
+  return have_192 ? private_192 : chosen;
+}
+
+std::string LocalClientIp() {
+  const auto ip = LocalClientIpBytes();
+  return std::to_string(ip[0]) + "." + std::to_string(ip[1]) + "." + std::to_string(ip[2]) + "." +
+         std::to_string(ip[3]);
+}
+
+std::string BuildClientId(const std::string& instance_name) {
+  static std::atomic<int> counter{0};
+  const std::string instance =
+      instance_name.empty() ? std::to_string(getpid()) + "#" + std::to_string(counter.fetch_add(1))
+                            : instance_name;
+  return LocalClientIp() + "@" + instance;
+}
+
 UniqueIdGenerator::UniqueIdGenerator(Clock& clock) : clock_(clock) {
-  const auto ip = LocalIpv4();
+  const auto ip = LocalClientIpBytes();
   const uint16_t pid = static_cast<uint16_t>(getpid());
   std::random_device rd;
   const uint32_t stamp = rd();

@@ -6,7 +6,13 @@
 // milliseconds since the start of the current month (4 bytes) + a counter (2 bytes).
 // Ids are unique per generator and sortable within a month, as Java's.
 //
-// Thread-safety: Next() from any thread.
+// LocalClientIp / BuildClientId: the client id of Java's ClientConfig.buildMQClientId,
+// "ip@instance", where ip is chosen as RemotingUtil.getLocalAddress does (the first IPv4
+// address that is neither loopback nor 192.168.*, else the last 192.168.* one, else
+// 127.0.0.1).
+//
+// Thread-safety: Next() from any thread; the free functions are pure (LocalClientIp reads
+// the interface list once per call).
 #pragma once
 
 #include <array>
@@ -17,6 +23,13 @@
 #include "base/clock.h"
 
 namespace rocketstore::client {
+
+// The local IPv4 address a client announces, as 4 bytes and as text.
+std::array<uint8_t, 4> LocalClientIpBytes();
+std::string LocalClientIp();
+// "ip@instance" (instance "" → "<pid>#<a per-process counter>", as Java's
+// changeInstanceNameToPID makes "<pid>#<nanoTime>").
+std::string BuildClientId(const std::string& instance_name);
 
 class UniqueIdGenerator {
  public:

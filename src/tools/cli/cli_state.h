@@ -30,7 +30,7 @@ struct CliState {
   std::string group;
   int64_t to_offset = -1;
   std::string to_time;
-  bool to_earliest = false, to_latest = false, dry_run = false;
+  bool to_earliest = false, to_latest = false, dry_run = false, remove_offset = false;
   int32_t queue_id = -1;
   // produce
   CLI::App* produce = nullptr;

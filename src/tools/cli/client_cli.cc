@@ -68,15 +68,15 @@ ClientCli::ClientCli(CLI::App& app) : s_(std::make_unique<CliState>()) {
       "describe",
       "Members and per-queue lag (broker offset - committed offset) of GROUP, with the store "
       "time of the last consumed message.\n"
-      "Example: rocketstore group describe billing --topic orders");
+      "Examples: rocketstore group describe billing\n"
+      "          rocketstore group describe billing --topic orders");
   s.group_describe->add_option("GROUP", s.group, "Consumer group")->required();
-  s.group_describe->add_option("--topic", s.topic,
-                               "Only this topic (needed when the broker "
-                               "lacks GET_CONSUME_STATS)");
+  s.group_describe->add_option("--topic", s.topic, "Only this topic");
   s.group_seek = group->add_subcommand(
       "seek",
-      "Move GROUP's committed offsets on TOPIC. Stop the group's consumers first: a live "
-      "consumer commits its own position again.\n"
+      "Move GROUP's committed offsets on TOPIC. When the group has live members the broker "
+      "resets them too (INVOKE_BROKER_TO_RESET_OFFSET, as mqadmin resetOffsetByTime); "
+      "--to-offset and --queue need the group stopped.\n"
       "Examples: rocketstore group seek billing --topic orders --to-earliest --dry-run\n"
       "          rocketstore group seek billing --topic orders --to-time '2026-12-01 10:00'");
   s.group_seek->add_option("GROUP", s.group, "Consumer group")->required();
@@ -94,8 +94,11 @@ ClientCli::ClientCli(CLI::App& app) : s_(std::make_unique<CliState>()) {
   s.group_seek->add_flag("--dry-run", s.dry_run, "Show the new offsets, change nothing");
   s.group_delete = group->add_subcommand("delete",
                                          "Delete GROUP's subscription config on every "
-                                         "broker.\nExample: rocketstore group delete old");
+                                         "broker, and its %RETRY% / %DLQ% topics.\n"
+                                         "Example: rocketstore group delete old --remove-offset");
   s.group_delete->add_option("GROUP", s.group, "Consumer group")->required();
+  s.group_delete->add_flag("--remove-offset", s.remove_offset,
+                           "Also drop the group's committed offsets");
   for (CLI::App* c : {s.group_list, s.group_describe, s.group_seek, s.group_delete}) {
     AddGlobal(c, s);
   }

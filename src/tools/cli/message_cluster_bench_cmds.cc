@@ -273,13 +273,17 @@ int RunMessage(CliState& s, FILE* out, FILE* err) {
   return s.message_get->parsed() ? MessageGet(s, admin, out, err) : MessageFind(s, admin, out, err);
 }
 
+// `cluster status`: the brokers of GET_BROKER_CLUSTER_INFO (106), each with its
+// GET_BROKER_RUNTIME_INFO (28): version, put/get rates, today's totals, disk use, and how
+// far flushing and dispatching are behind the commit log.
 int RunCluster(CliState& s, FILE* out, FILE* err) {
   client::AdminClient admin(client::AdminOptions{s.g.NamesrvAddrs(), s.g.timeout_ms});
   auto ci = admin.GetClusterInfo();
   if (!ci.ok()) return Fail(err, ci.status());
   Json clusters = Json::Array();
   Table t({"CLUSTER", "BROKER", "ID", "ADDR", "VERSION", "PUT TPS", "GET TPS", "PUT TODAY",
-           "GET TODAY", "DISK"});
+           "GET TODAY", "DISK", "FLUSH LAG", "DISPATCH LAG"});
+  int unreachable = 0;
   for (const auto& [cluster, names] : ci->clusters) {
     Json brokers = Json::Array();
     for (const auto& name : names) {
@@ -287,28 +291,42 @@ int RunCluster(CliState& s, FILE* out, FILE* err) {
       if (b == ci->brokers.end()) continue;
       for (const auto& [id, addr] : b->second.addrs) {
         auto rt = admin.GetBrokerRuntimeInfo(addr);
-        std::map<std::string, std::string> kv =
+        if (!rt.ok()) {
+          ++unreachable;
+          fmt::print(err, "warning: broker {} ({}): {}\n", name, addr, rt.status().message());
+        }
+        const std::map<std::string, std::string> kv =
             rt.ok() ? rt->table : std::map<std::string, std::string>{};
         auto get = [&](const char* k) {
           auto it = kv.find(k);
           return it == kv.end() ? std::string("-") : it->second;
         };
-        Json bj =
-            Json::Object()
-                .Add("name", name)
-                .Add("id", id)
-                .Add("addr", addr)
-                .Add("reachable", rt.ok() || rt.status().code() == StatusCode::kFailedPrecondition);
+        // "putTps" is "10s 60s 600s" rates; the first is the current one.
+        auto first = [&](const char* k) {
+          std::string v = get(k);
+          return v.substr(0, v.find(' '));
+        };
+        Json bj = Json::Object()
+                      .Add("name", name)
+                      .Add("id", id)
+                      .Add("addr", addr)
+                      .Add("reachable", rt.ok())
+                      .Add("version", get("brokerVersionDesc"))
+                      .Add("putTps", first("putTps"))
+                      .Add("getTps", first("getTransferedTps"))
+                      .Add("putToday", get("msgPutTotalTodayNow"))
+                      .Add("getToday", get("msgGetTotalTodayNow"))
+                      .Add("commitLogDiskRatio", get("commitLogDiskRatio"))
+                      .Add("flushBehindBytes", get("remainHowManyDataToFlush"))
+                      .Add("dispatchBehindBytes", get("dispatchBehindBytes"));
         Json runtime = Json::Object();
         for (const auto& [k, v] : kv) runtime.Add(k, v);
         bj.Add("runtime", runtime);
         brokers.Push(bj);
-        t.Row({cluster, name, std::to_string(id), addr, get("brokerVersionDesc"), get("putTps"),
-               get("getTransferedTps"), get("msgPutTotalTodayNow"), get("msgGetTotalTodayNow"),
-               get("commitLogDiskRatio")});
-        if (!rt.ok() && rt.status().code() != StatusCode::kFailedPrecondition) {
-          fmt::print(err, "warning: {}\n", rt.status().message());
-        }
+        t.Row({cluster, name, std::to_string(id), addr, get("brokerVersionDesc"), first("putTps"),
+               first("getTransferedTps"), get("msgPutTotalTodayNow"), get("msgGetTotalTodayNow"),
+               get("commitLogDiskRatio"), get("remainHowManyDataToFlush"),
+               get("dispatchBehindBytes")});
       }
     }
     clusters.Push(Json::Object().Add("name", cluster).Add("brokers", brokers));
@@ -318,7 +336,7 @@ int RunCluster(CliState& s, FILE* out, FILE* err) {
   } else {
     t.Print(out);
   }
-  return kExitOk;
+  return unreachable == 0 ? kExitOk : kExitError;
 }
 
 int RunBench(CliState& s, FILE* out, FILE* err) {

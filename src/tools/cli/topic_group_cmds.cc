@@ -108,23 +108,11 @@ int TopicDescribe(CliState& s, AdminClient& admin, FILE* out, FILE* err) {
                      .Add("readQueues", qd.read_queue_nums)
                      .Add("writeQueues", qd.write_queue_nums)
                      .Add("perm", qd.perm));
-    // GET_TOPIC_STATS_INFO (202) when the broker has it; else offsets one by one.
+    // GET_TOPIC_STATS_INFO (202): min/max offset and last store time per queue.
     std::map<int32_t, client::TopicOffset> stats;
-    if (auto ts = admin.GetTopicStats(addr, s.topic); ts.ok()) {
-      for (const auto& [q, o] : ts->offsets) stats[q.queue_id] = o;
-    } else {
-      for (int32_t i = 0; i < qd.read_queue_nums; ++i) {
-        MessageQueue q{s.topic, qd.broker_name, i};
-        client::TopicOffset o;
-        auto mn = admin.Broker(addr).MinOffset(q);
-        auto mx = admin.Broker(addr).MaxOffset(q);
-        if (!mn.ok()) return Fail(err, mn.status());
-        if (!mx.ok()) return Fail(err, mx.status());
-        o.min_offset = *mn;
-        o.max_offset = *mx;
-        stats[i] = o;
-      }
-    }
+    auto ts = admin.GetTopicStats(addr, s.topic);
+    if (!ts.ok()) return Fail(err, ts.status());
+    for (const auto& [q, o] : ts->offsets) stats[q.queue_id] = o;
     for (const auto& [qid, o] : stats) {
       total += o.max_offset - o.min_offset;
       queues.Push(Json::Object()
@@ -153,19 +141,35 @@ int TopicDescribe(CliState& s, AdminClient& admin, FILE* out, FILE* err) {
   return kExitOk;
 }
 
+// As mqadmin deleteTopic: DELETE_TOPIC_IN_BROKER (215) on every master of the cluster,
+// then DELETE_TOPIC_IN_NAMESRV (216) on every name server.
 int TopicDelete(CliState& s, AdminClient& admin, FILE* out, FILE* err) {
+  auto all = admin.GetAllTopics();
+  if (!all.ok()) return Fail(err, all.status());
+  if (std::find(all->topics.begin(), all->topics.end(), s.topic) == all->topics.end()) {
+    return Fail(err, NotFound("topic " + s.topic + " does not exist"),
+                "list topics with `rocketstore topic list`");
+  }
   auto addrs = admin.MasterAddrs(s.cluster);
   if (!addrs.ok()) return Fail(err, addrs.status());
   for (const auto& a : *addrs) {
     Status st = admin.DeleteTopicInBroker(a, s.topic);
     if (!st.ok()) return Fail(err, st);
   }
-  Status st = admin.DeleteTopicInNamesrv(s.topic);
-  if (!st.ok()) return Fail(err, st);
+  for (const auto& ns : s.g.NamesrvAddrs()) {
+    Status st = admin.CallNamesrvAt(ns, 216, {{"topic", s.topic}}).status();
+    if (!st.ok()) return Fail(err, st);
+  }
   if (s.g.json()) {
-    fmt::print(out, "{}\n", Json::Object().Add("topic", s.topic).Add("deleted", true).str());
+    fmt::print(out, "{}\n",
+               Json::Object()
+                   .Add("topic", s.topic)
+                   .Add("deleted", true)
+                   .Add("brokers", static_cast<int64_t>(addrs->size()))
+                   .str());
   } else {
-    fmt::print(out, "deleted topic {}\n", s.topic);
+    fmt::print(out, "deleted topic {} on {} broker(s) and the name server(s)\n", s.topic,
+               addrs->size());
   }
   return kExitOk;
 }
@@ -205,55 +209,41 @@ struct QueueLag {
   client::OffsetWrapper o;
 };
 
-// The group's offsets on the topic (or all its topics): GET_CONSUME_STATS (208) per broker,
-// or, without it, QUERY_CONSUMER_OFFSET (14) + GET_MAX_OFFSET (30) per queue of --topic.
+// The group's offsets on every topic it consumes (or only --topic): GET_CONSUME_STATS
+// (208) on every master broker, as mqadmin consumerProgress does.
 Result<std::vector<QueueLag>> GroupOffsets(CliState& s, AdminClient& admin) {
   std::vector<QueueLag> out;
-  std::vector<std::string> addrs;
-  std::shared_ptr<const client::TopicRoute> route;
-  if (!s.topic.empty()) {
-    RS_ASSIGN_OR_RETURN(route, admin.GetRoute(s.topic));
-    for (const auto& b : route->broker_datas) {
-      if (!b.MasterAddr().empty()) addrs.push_back(b.MasterAddr());
-    }
-  } else {
-    RS_ASSIGN_OR_RETURN(addrs, admin.MasterAddrs());
-  }
-  bool fallback = false;
+  RS_ASSIGN_OR_RETURN(std::vector<std::string> addrs, admin.MasterAddrs());
   for (const auto& a : addrs) {
     auto cs = admin.GetConsumeStats(a, s.group, s.topic);
-    if (cs.ok()) {
-      for (const auto& [q, o] : cs->offsets) out.push_back({q, o});
-      continue;
-    }
-    if (cs.status().code() == StatusCode::kFailedPrecondition) {
-      fallback = true;
-      break;
-    }
-    if (cs.status().code() == StatusCode::kNotFound) continue;
-    return cs.status();
+    if (cs.status().code() == StatusCode::kNotFound) continue;  // not on this broker
+    if (!cs.ok()) return cs.status();
+    for (const auto& [q, o] : cs->offsets) out.push_back({q, o});
   }
-  if (!fallback) {
-    if (out.empty()) {
-      return NotFound("group " + s.group + " has no offsets" +
-                      (s.topic.empty() ? std::string() : " on topic " + s.topic));
-    }
-    return out;
-  }
-  if (route == nullptr) {
-    return InvalidArgument("the broker lacks GET_CONSUME_STATS (208): name the topic with --topic");
-  }
-  out.clear();
-  for (const auto& q : route->ReadableQueues(s.topic)) {
-    client::BrokerCall b = admin.Broker(route->FindBroker(q.broker_name)->MasterAddr());
-    RS_ASSIGN_OR_RETURN(int64_t max, b.MaxOffset(q));
-    auto committed = b.ConsumerOffset(s.group, q);
-    client::OffsetWrapper o;
-    o.broker_offset = max;
-    o.consumer_offset = committed.ok() ? *committed : -1;
-    out.push_back({q, o});
+  if (out.empty()) {
+    return NotFound("group " + s.group + " has no subscription or offsets" +
+                    (s.topic.empty() ? std::string() : " on topic " + s.topic) + " on any broker");
   }
   return out;
+}
+
+// The group's live members: GET_CONSUMER_CONNECTION_LIST (203) on every master
+// (CONSUMER_NOT_ONLINE = none there).
+Result<std::vector<client::Connection>> GroupMembers(CliState& s, AdminClient& admin,
+                                                     const std::vector<std::string>& addrs) {
+  std::vector<client::Connection> members;
+  std::set<std::string> seen;
+  for (const auto& a : addrs) {
+    auto cc = admin.GetConsumerConnections(a, s.group);
+    if (cc.status().code() == StatusCode::kNotFound) continue;
+    if (!cc.ok()) return cc.status();
+    for (const auto& c : cc->connections) {
+      if (seen.insert(c.client_id).second) members.push_back(c);
+    }
+  }
+  std::sort(members.begin(), members.end(),
+            [](const auto& a, const auto& b) { return a.client_id < b.client_id; });
+  return members;
 }
 
 int GroupDescribe(CliState& s, AdminClient& admin, FILE* out, FILE* err) {
@@ -261,27 +251,11 @@ int GroupDescribe(CliState& s, AdminClient& admin, FILE* out, FILE* err) {
   if (!lags.ok()) return Fail(err, lags.status());
   std::sort(lags->begin(), lags->end(),
             [](const QueueLag& a, const QueueLag& b) { return client::QueueLess(a.q, b.q); });
-  // Members: GET_CONSUMER_CONNECTION_LIST (203), or the ids of GET_CONSUMER_LIST_BY_GROUP.
-  std::vector<client::Connection> members;
-  std::set<std::string> seen;
   auto addrs = admin.MasterAddrs();
-  if (addrs.ok()) {
-    for (const auto& a : *addrs) {
-      auto cc = admin.GetConsumerConnections(a, s.group);
-      if (cc.ok()) {
-        for (const auto& c : cc->connections) {
-          if (seen.insert(c.client_id).second) members.push_back(c);
-        }
-      } else if (cc.status().code() == StatusCode::kFailedPrecondition) {
-        auto ids = admin.Broker(a).ConsumerIds(s.group);
-        if (ids.ok()) {
-          for (const auto& id : *ids) {
-            if (seen.insert(id).second) members.push_back({id, "", "", 0});
-          }
-        }
-      }
-    }
-  }
+  if (!addrs.ok()) return Fail(err, addrs.status());
+  auto found = GroupMembers(s, admin, *addrs);
+  if (!found.ok()) return Fail(err, found.status());
+  const std::vector<client::Connection>& members = *found;
   int64_t total = 0;
   Json qs = Json::Array();
   Table t({"TOPIC", "BROKER", "QUEUE", "BROKER OFFSET", "CONSUMER OFFSET", "LAG", "LAST CONSUMED"});
@@ -321,11 +295,21 @@ int GroupDescribe(CliState& s, AdminClient& admin, FILE* out, FILE* err) {
   } else {
     fmt::print(out, "group {}: {} member(s), total lag {}\n", s.group, members.size(), total);
     for (const auto& m : members) {
-      fmt::print(out, "  member {} {}\n", m.client_id, m.client_addr);
+      fmt::print(out, "  member {} at {} ({} version {})\n", m.client_id, m.client_addr, m.language,
+                 m.version);
     }
     t.Print(out);
   }
   return kExitOk;
+}
+
+// Where a seek moves one queue to: the target the user named, asked of the broker.
+Result<int64_t> SeekTarget(const CliState& s, const client::BrokerCall& b, const MessageQueue& q,
+                           int64_t ts) {
+  if (s.to_offset >= 0) return s.to_offset;
+  if (s.to_earliest) return b.MinOffset(q);
+  if (s.to_latest) return b.MaxOffset(q);
+  return b.SearchOffset(q, ts);
 }
 
 int GroupSeek(CliState& s, AdminClient& admin, FILE* out, FILE* err) {
@@ -339,33 +323,74 @@ int GroupSeek(CliState& s, AdminClient& admin, FILE* out, FILE* err) {
                                      ": use epoch ms, 'YYYY-MM-DD HH:MM[:SS]' (UTC) or -10m"));
   }
   auto route = admin.GetRoute(s.topic);
-  if (!route.ok()) return Fail(err, route.status());
-  Json qs = Json::Array();
-  Table t({"TOPIC", "BROKER", "QUEUE", "FROM", "TO"});
-  int changed = 0;
+  if (!route.ok()) return Fail(err, route.status(), "list topics with `rocketstore topic list`");
+  std::vector<std::string> addrs;
+  for (const auto& b : (*route)->broker_datas) {
+    if (!b.MasterAddr().empty()) addrs.push_back(b.MasterAddr());
+  }
+  auto members = GroupMembers(s, admin, addrs);
+  if (!members.ok()) return Fail(err, members.status());
+  const bool online = !members->empty();
+  if (online && (s.to_offset >= 0 || s.queue_id >= 0)) {
+    return Fail(err,
+                FailedPrecondition("group " + s.group + " has " + std::to_string(members->size()) +
+                                   " live member(s), which would commit their own positions "
+                                   "over --to-offset / --queue"),
+                "stop the group's consumers first, or seek with --to-time, --to-earliest or "
+                "--to-latest (the broker then resets the live consumers too)");
+  }
+  // Per queue: the committed offset now and where the seek puts it.
+  struct Move {
+    MessageQueue q;
+    int64_t from = -1, to = 0;
+  };
+  std::vector<Move> moves;
   for (const auto& q : (*route)->ReadableQueues(s.topic)) {
     if (s.queue_id >= 0 && q.queue_id != s.queue_id) continue;
     client::BrokerCall b = admin.Broker((*route)->FindBroker(q.broker_name)->MasterAddr());
     auto cur = b.ConsumerOffset(s.group, q);
-    const int64_t from = cur.ok() ? *cur : -1;
-    Result<int64_t> to = s.to_offset >= 0 ? Result<int64_t>(s.to_offset)
-                         : s.to_earliest  ? b.MinOffset(q)
-                         : s.to_latest    ? b.MaxOffset(q)
-                                          : b.SearchOffset(q, ts);
+    auto to = SeekTarget(s, b, q, ts);
     if (!to.ok()) return Fail(err, to.status());
-    if (!s.dry_run) {
-      Status st = b.UpdateConsumerOffset(s.group, q, *to);
-      if (!st.ok()) return Fail(err, st);
-      ++changed;
+    moves.push_back({q, cur.ok() ? *cur : -1, *to});
+  }
+  if (moves.empty()) {
+    return Fail(err, NotFound("topic " + s.topic + " has no queue " + std::to_string(s.queue_id)));
+  }
+  std::string how = "dry run";
+  if (!s.dry_run && online) {
+    // INVOKE_BROKER_TO_RESET_OFFSET (222) per broker: the broker writes the offsets and
+    // pushes RESET_CONSUMER_CLIENT_OFFSET (220) to the live consumers. Java's broker reads
+    // timestamp -1 as "the max offset"; 0 finds the min offset.
+    const int64_t when = s.to_latest ? -1 : s.to_earliest ? 0 : ts;
+    for (const auto& a : addrs) {
+      auto r = admin.ResetOffset(a, s.topic, s.group, when, true);
+      if (!r.ok()) return Fail(err, r.status());
+      for (const auto& [q, off] : r->offsets) {
+        for (auto& m : moves) {
+          if (!client::QueueLess(m.q, q) && !client::QueueLess(q, m.q)) m.to = off;
+        }
+      }
     }
+    how = "reset through the broker (live consumers told)";
+  } else if (!s.dry_run) {
+    for (const auto& m : moves) {
+      client::BrokerCall b = admin.Broker((*route)->FindBroker(m.q.broker_name)->MasterAddr());
+      Status st = b.UpdateConsumerOffset(s.group, m.q, m.to);
+      if (!st.ok()) return Fail(err, st);
+    }
+    how = "offsets written (group offline)";
+  }
+  Json qs = Json::Array();
+  Table t({"TOPIC", "BROKER", "QUEUE", "FROM", "TO"});
+  for (const auto& m : moves) {
     qs.Push(Json::Object()
-                .Add("topic", q.topic)
-                .Add("broker", q.broker_name)
-                .Add("queueId", q.queue_id)
-                .Add("from", from)
-                .Add("to", *to));
-    t.Row({q.topic, q.broker_name, std::to_string(q.queue_id), std::to_string(from),
-           std::to_string(*to)});
+                .Add("topic", m.q.topic)
+                .Add("broker", m.q.broker_name)
+                .Add("queueId", m.q.queue_id)
+                .Add("from", m.from)
+                .Add("to", m.to));
+    t.Row({m.q.topic, m.q.broker_name, std::to_string(m.q.queue_id), std::to_string(m.from),
+           std::to_string(m.to)});
   }
   if (s.g.json()) {
     fmt::print(out, "{}\n",
@@ -373,6 +398,7 @@ int GroupSeek(CliState& s, AdminClient& admin, FILE* out, FILE* err) {
                    .Add("group", s.group)
                    .Add("topic", s.topic)
                    .Add("dryRun", s.dry_run)
+                   .Add("online", online)
                    .Add("queues", qs)
                    .str());
   } else {
@@ -380,7 +406,7 @@ int GroupSeek(CliState& s, AdminClient& admin, FILE* out, FILE* err) {
     if (s.dry_run) {
       fmt::print(out, "dry run: nothing changed\n");
     } else {
-      fmt::print(out, "moved {} queue(s)\n", changed);
+      fmt::print(out, "moved {} queue(s): {}\n", moves.size(), how);
     }
   }
   return kExitOk;
@@ -408,14 +434,47 @@ int GroupList(CliState& s, AdminClient& admin, FILE* out, FILE* err) {
 int GroupDelete(CliState& s, AdminClient& admin, FILE* out, FILE* err) {
   auto addrs = admin.MasterAddrs();
   if (!addrs.ok()) return Fail(err, addrs.status());
+  bool existed = false;
   for (const auto& a : *addrs) {
-    Status st = admin.DeleteGroup(a, s.group);
+    auto groups = admin.GetAllGroups(a);
+    if (!groups.ok()) return Fail(err, groups.status());
+    if (groups->groups.count(s.group) == 0) continue;
+    existed = true;
+    Status st = admin.DeleteGroup(a, s.group, s.remove_offset);
     if (!st.ok()) return Fail(err, st);
   }
+  if (!existed) {
+    return Fail(err, NotFound("group " + s.group + " is on no broker"),
+                "list groups with `rocketstore group list`");
+  }
+  // As mqadmin deleteSubGroup: the group's retry and dead-letter topics go too.
+  std::vector<std::string> topics_deleted;
+  auto all = admin.GetAllTopics();
+  if (!all.ok()) return Fail(err, all.status());
+  for (const std::string& t : {"%RETRY%" + s.group, "%DLQ%" + s.group}) {
+    if (std::find(all->topics.begin(), all->topics.end(), t) == all->topics.end()) continue;
+    for (const auto& a : *addrs) {
+      Status st = admin.DeleteTopicInBroker(a, t);
+      if (!st.ok() && st.code() != StatusCode::kNotFound) return Fail(err, st);
+    }
+    Status st = admin.DeleteTopicInNamesrv(t);
+    if (!st.ok()) return Fail(err, st);
+    topics_deleted.push_back(t);
+  }
   if (s.g.json()) {
-    fmt::print(out, "{}\n", Json::Object().Add("group", s.group).Add("deleted", true).str());
+    Json ts = Json::Array();
+    for (const auto& t : topics_deleted) ts.Push(t);
+    fmt::print(out, "{}\n",
+               Json::Object()
+                   .Add("group", s.group)
+                   .Add("deleted", true)
+                   .Add("offsetsRemoved", s.remove_offset)
+                   .Add("topicsDeleted", ts)
+                   .str());
   } else {
-    fmt::print(out, "deleted group {}\n", s.group);
+    fmt::print(out, "deleted group {}{}{}\n", s.group, s.remove_offset ? " and its offsets" : "",
+               topics_deleted.empty() ? std::string()
+                                      : fmt::format(" (and {})", fmt::join(topics_deleted, ", ")));
   }
   return kExitOk;
 }

@@ -230,12 +230,38 @@ TEST_F(CliTest, BenchProducesAndReportsPercentiles) {
   EXPECT_EQ(Parse(b.out).Int("messages"), 500);
 }
 
+TEST_F(CliTest, TopicListDeleteAndGroupDeleteExitCodes) {
+  // Absent things exit 3 and say how to list what exists.
+  CliRun r = Cli("topic delete no-such-topic");
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_NE(r.err.find("rocketstore topic list"), std::string::npos) << r.err;
+  r = Cli("group delete no-such-group");
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_EQ(Cli("group describe no-such-group").code, 3);
+
+  ASSERT_EQ(Cli("topic create deltopic --queues 1").code, 0);
+  r = Cli("topic list --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"deltopic\""), std::string::npos) << r.out;
+  r = Cli("topic delete deltopic --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "{\"topic\":\"deltopic\",\"deleted\":true,\"brokers\":1}\n");
+  r = Cli("topic list --format json");
+  EXPECT_EQ(r.out.find("\"deltopic\""), std::string::npos) << r.out;
+  EXPECT_EQ(Cli("topic describe deltopic").code, 3);
+}
+
 TEST_F(CliTest, ClusterStatusListsTheBroker) {
   CliRun r = Cli("cluster status --format json");
   ASSERT_EQ(r.code, 0) << r.err;
   client::FjValue v = Parse(r.out);
   ASSERT_EQ(v.Find("clusters")->items.size(), 1u);
-  EXPECT_EQ(v.Find("clusters")->items[0].Find("brokers")->items[0].Str("name"), "broker-a");
+  const client::FjValue& b = v.Find("clusters")->items[0].Find("brokers")->items[0];
+  EXPECT_EQ(b.Str("name"), "broker-a");
+  EXPECT_TRUE(b.Bool("reachable"));
+  EXPECT_EQ(b.Str("version"), "V4_9_8");  // from GET_BROKER_RUNTIME_INFO (28)
+  EXPECT_NE(b.Str("dispatchBehindBytes"), "-");
+  EXPECT_NE(b.Str("flushBehindBytes"), "-");
 }
 
 }  // namespace
