@@ -32,7 +32,7 @@ free_port() {
 }
 NS_PORT=$(free_port); BR_PORT=$(free_port); WEB_PORT=$(free_port)
 "$BIN" serve --namesrv-port "$NS_PORT" --broker-port "$BR_PORT" --store "$WORK/data" \
-  --console-listen "127.0.0.1:$WEB_PORT" --log-file - >serve.log 2>&1 &
+  --console-listen "127.0.0.1:$WEB_PORT" --metrics-port 0 --log-file - >serve.log 2>&1 &
 SERVE_PID=$!
 for _ in $(seq 1 150); do
   grep -q "web console url=" serve.log && break

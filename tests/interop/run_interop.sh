@@ -32,7 +32,7 @@ while [ "$BR_PORT" = "$NS_PORT" ]; do BR_PORT=$(free_port); done
 # so retries come back soon.
 echo "messageDelayLevel=1s 2s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s" >broker.conf
 "$BIN" serve --namesrv-port "$NS_PORT" --broker-port "$BR_PORT" --store "$WORK/data" \
-  -c "$WORK/broker.conf" >serve.log 2>&1 &
+  --metrics-port 0 --console-listen 0 -c "$WORK/broker.conf" >serve.log 2>&1 &
 SERVE_PID=$!
 for _ in $(seq 1 100); do
   grep -q "broker broker-a listening" serve.log && break

@@ -90,6 +90,10 @@ Status ServeProcess::Start(int64_t start_timeout_ms) {
     args.push_back("--metrics-port");
     args.push_back(std::to_string(options_.metrics_port));
   }
+  if (!options_.console_listen.empty()) {
+    args.push_back("--console-listen");
+    args.push_back(options_.console_listen);
+  }
   args.insert(args.end(), options_.extra_args.begin(), options_.extra_args.end());
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());

@@ -40,6 +40,9 @@ class ServeProcess {
     // --metrics-port: 0 (default) turns the endpoint off, so parallel tests do not race
     // for 5557; -1 passes no flag (broker.conf or the default decide).
     int metrics_port = 0;
+    // --console-listen: "0" (default) turns the web console off, so parallel tests do not
+    // race for 8080; empty passes no flag.
+    std::string console_listen = "0";
     std::vector<std::string> extra_args;
   };
 
