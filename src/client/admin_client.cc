@@ -383,9 +383,9 @@ Result<ConsumeQueueView> AdminClient::QueryConsumeQueue(const std::string& addr,
                                                      {"consumerGroup", group}}));
   // Java answers SUCCESS without a body (the remark says why) for a queue it lacks.
   if (r.body.empty()) {
-    return NotFound("QUERY_CONSUME_QUEUE: " +
-                    r.remark.value_or(topic + " queue " + std::to_string(queue_id)) +
-                    " (no such consume queue)");
+    return NotFound(
+        "QUERY_CONSUME_QUEUE: " + r.remark.value_or(topic + " queue " + std::to_string(queue_id)) +
+        " (no such consume queue)");
   }
   return ConsumeQueueView::Decode(Body(r));
 }

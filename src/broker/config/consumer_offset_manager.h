@@ -12,8 +12,8 @@
 
 #include <cstdint>
 #include <map>
-#include <set>
 #include <mutex>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
