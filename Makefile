@@ -5,7 +5,7 @@
 JOBS ?= $(shell nproc)
 CTEST_ARGS ?=
 
-.PHONY: deps build run test check-layering test-release test-asan test-tsan test-clang bench fuzz format clean
+.PHONY: deps build run test check-layering test-release test-asan test-tsan test-clang bench bench-peers bench-peers-quick profile-produce fuzz format clean
 
 deps:
 	@bash scripts/install-deps.sh
@@ -53,6 +53,27 @@ test-clang: deps
 
 bench: build
 	@bash bench/run_all.sh
+
+# Issue 20: rocketstore vs NATS JetStream and Redis, alternating rounds, server CPU per
+# message from /proc (docs/benchmarks.md "Peers"). Not part of `make test`. Arguments
+# through PEERS_ARGS, e.g. `make bench-peers PEERS_ARGS=--quick` (1 round of 2 s rows).
+PEERS_ARGS ?=
+bench-peers:
+	@bash scripts/install-deps.sh --bench-peers
+	@cmake --preset release >/dev/null
+	@cmake --build --preset release -j $(JOBS) --target rocketstore rs_peer
+	@python3 bench/peers/run_peers.py $(PEERS_ARGS)
+
+bench-peers-quick:
+	@$(MAKE) --no-print-directory bench-peers PEERS_ARGS=--quick
+
+# Instructions per message of the async produce path under callgrind, syscalls per message
+# under strace (docs/benchmarks.md "Produce path profile"). Takes ~10 minutes.
+profile-produce:
+	@bash scripts/install-deps.sh --profile
+	@cmake --preset release >/dev/null
+	@cmake --build --preset release -j $(JOBS) --target rocketstore rs_peer
+	@bash bench/peers/profile_produce.sh
 
 fuzz: deps
 	@cmake --preset fuzz >/dev/null

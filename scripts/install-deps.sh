@@ -2,6 +2,8 @@
 # Installs every Debian 12 package rocketstore needs to build, test, fuzz and run.
 # Idempotent: packages already present are not touched, so a warm machine pays only
 # one dpkg query. Used by `make run`, `make test` and CI.
+#   --bench-peers  also the peers of `make bench-peers` (issue 20; not needed by `make test`)
+#   --profile      also the profilers of bench/peers/profile_produce.sh
 set -euo pipefail
 
 PACKAGES=(
@@ -19,6 +21,15 @@ PACKAGES=(
   ccache                                          # faster rebuilds on a warm machine
   prometheus                                      # the metrics test scrapes with a real one
 )
+for arg in "$@"; do
+  case "$arg" in
+    --bench-peers)  # bench/peers/run_peers.py: the servers compared, their clients
+      PACKAGES+=(nats-server redis-server redis-tools libnats-dev) ;;
+    --profile)      # bench/peers/profile_produce.sh: instruction counts, syscall counts
+      PACKAGES+=(valgrind strace) ;;
+    *) echo "install-deps: unknown option '$arg' (--bench-peers, --profile)" >&2; exit 2 ;;
+  esac
+done
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -1,0 +1,262 @@
+// bench/peers/rs_peer: the rocketstore side of `make bench-peers` (issue 20). A client of a
+// `rocketstore serve` running in another process, so the server's CPU can be read from
+// /proc alone (bench/peers/proc_cpu.h) — unlike bench/broker_produce_consume, which runs
+// broker and clients in one process.
+//
+//   rs_peer produce --addr HOST:PORT --shape CxD --seconds S [--size 1024]
+//                   [--serialize json|rocketmq] [--server-pid PID] [--count N] [--warmup W]
+//       C AsyncRemotingClient connections on one client io thread, each keeping D
+//       SEND_MESSAGE_V2 requests in flight (closed loop: each answer sends the next) until
+//       S seconds have passed (or, with --count N, until N have been sent: the fixed
+//       workload of bench/peers/profile_produce.sh); then waits for the last answers.
+//   rs_peer consume --addr HOST:PORT --seconds S [--server-pid PID]
+//       one connection pulling every queue from offset 0, 32 per PULL_MESSAGE, until all
+//       is read or S seconds pass.
+// Before the window, a warm-up of W (1000) synchronous sends creates the topic (auto-create from TBW102)
+// and its queues. Prints one "RESULT ..." line: messages answered with SUCCESS, seconds,
+// the server's CPU over the window (all threads, and per thread name).
+#include <atomic>
+#include <condition_variable>
+#include <cstdio>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bench/bench_util.h"
+#include "bench/peers/proc_cpu.h"
+#include "net/async_remoting_client.h"
+#include "net/remoting_client.h"
+#include "protocol/request_code.h"
+#include "store/format/message_record.h"
+
+using namespace rocketstore;
+using protocol::RemotingCommand;
+using protocol::RequestCode;
+
+namespace {
+
+constexpr int kQueues = 8;
+const char kTopic[] = "PeerBench";
+
+struct Options {
+  std::string addr = "127.0.0.1:10911";
+  int connections = 1;
+  int depth = 256;
+  double seconds = 2;
+  int size = 1024;
+  int server_pid = 0;
+  int64_t count = 0;  // > 0: stop after this many sends instead of after `seconds`
+  int warmup = 1000;  // synchronous sends before the window (they create the topic)
+  protocol::SerializeType serialize = protocol::SerializeType::kJson;
+};
+
+RemotingCommand SendRequest(const Options& o, int queue, const std::string& body) {
+  RemotingCommand req = protocol::MakeRequest(RequestCode::kSendMessageV2);
+  req.serialize_type = o.serialize;
+  req.SetField("a", "PeerBenchProducer");
+  req.SetField("b", kTopic);
+  req.SetField("c", "TBW102");
+  req.SetIntField("d", kQueues);
+  req.SetIntField("e", queue);
+  req.SetIntField("f", 0);
+  req.SetIntField("g", 1700000000000);
+  req.SetIntField("h", 0);
+  req.SetField("i", std::string("TAGS\x01TagA\x02KEYS\x01k\x02", 16));
+  req.body.Assign(body);
+  return req;
+}
+
+[[noreturn]] void Die(const std::string& what) {
+  std::fprintf(stderr, "rs_peer: %s\n", what.c_str());
+  std::exit(1);
+}
+
+void WarmUp(const Options& o, const std::string& body) {
+  net::RemotingClient c;
+  if (Status s = c.Connect(o.addr); !s.ok()) Die("connect " + o.addr + ": " + s.ToString());
+  for (int i = 0; i < o.warmup; ++i) {
+    auto r = c.Invoke(SendRequest(o, i % kQueues, body), 5000);
+    if (!r.ok()) Die("warm-up send: " + r.status().ToString());
+    if (r->code != 0) Die("warm-up send: code " + std::to_string(r->code) + " " +
+                          r->remark.value_or(""));
+  }
+  c.Close();
+}
+
+int Produce(const Options& o) {
+  const std::string body(static_cast<size_t>(o.size), 'x');
+  WarmUp(o, body);
+  asio::io_context io;
+  auto work = asio::make_work_guard(io);
+  std::thread io_thread([&io] { io.run(); });
+  struct Conn {
+    std::unique_ptr<net::AsyncRemotingClient> client;
+    std::atomic<int64_t> answered{0};
+  };
+  std::vector<std::unique_ptr<Conn>> conns;
+  for (int i = 0; i < o.connections; ++i) {
+    auto c = std::make_unique<Conn>();
+    c->client = std::make_unique<net::AsyncRemotingClient>(io);
+    if (Status s = c->client->Connect(o.addr); !s.ok()) Die("connect: " + s.ToString());
+    conns.push_back(std::move(c));
+  }
+  std::vector<RemotingCommand> requests;
+  for (int q = 0; q < kQueues; ++q) requests.push_back(SendRequest(o, q, body));
+  std::mutex mu;
+  std::condition_variable cv;
+  int slots_left = o.connections * o.depth;
+  std::atomic<int64_t> issued{0};
+  int64_t deadline = 0;
+  // Whether one more send may start: before the deadline, and (--count) below the count.
+  auto may_send = [&](int64_t now) {
+    if (o.count > 0) return issued.fetch_add(1, std::memory_order_relaxed) < o.count;
+    return now < deadline;
+  };
+  std::function<void(Conn*, int)> send_one = [&](Conn* c, int queue) {
+    Status s = c->client->Send(
+        RemotingCommand(requests[static_cast<size_t>(queue)]),
+        [&, c, queue](Result<RemotingCommand> r) {
+          if (!r.ok()) Die("send: " + r.status().ToString());
+          if (r->code != 0) {
+            Die("send: code " + std::to_string(r->code) + " " + r->remark.value_or(""));
+          }
+          c->answered.fetch_add(1, std::memory_order_relaxed);
+          if (may_send(bench::NowNanos())) {
+            send_one(c, (queue + 1) % kQueues);
+          } else {
+            std::lock_guard lock(mu);
+            if (--slots_left == 0) cv.notify_all();
+          }
+        },
+        30000);
+    if (!s.ok()) Die("send: " + s.ToString());
+  };
+  static PeerProcCpu before, after;
+  PeerSampleCpu(o.server_pid, &before);
+  const int64_t start = bench::NowNanos();
+  deadline = start + static_cast<int64_t>(o.seconds * 1e9);
+  int started = 0;
+  for (int d = 0; d < o.depth; ++d) {
+    for (int i = 0; i < o.connections; ++i) {
+      if (may_send(start)) {
+        send_one(conns[static_cast<size_t>(i)].get(), (i + d) % kQueues);
+        ++started;
+      }
+    }
+  }
+  {
+    std::unique_lock lock(mu);
+    slots_left -= o.connections * o.depth - started;  // slots never started (--count)
+    cv.wait(lock, [&] { return slots_left <= 0; });
+  }
+  const double secs = static_cast<double>(bench::NowNanos() - start) / 1e9;
+  PeerSampleCpu(o.server_pid, &after);
+  int64_t sent = 0;
+  for (auto& c : conns) {
+    c->client->Close();
+    sent += c->answered.load();
+  }
+  PeerPrintResult("produce", static_cast<long long>(sent), secs, &before, &after);
+  conns.clear();
+  work.reset();
+  io_thread.join();
+  return 0;
+}
+
+int64_t CountRecords(const RemotingCommand& resp) {
+  std::vector<uint8_t> body = resp.body.Flatten();
+  std::span<const uint8_t> rest(body);
+  int64_t n = 0;
+  while (!rest.empty()) {
+    auto d = format::DecodeRecord(rest, false);
+    if (d.outcome != format::DecodeOutcome::kRecord) break;
+    ++n;
+    rest = rest.subspan(static_cast<size_t>(d.record.total_size));
+  }
+  return n;
+}
+
+int Consume(const Options& o) {
+  net::RemotingClient c;
+  if (Status s = c.Connect(o.addr); !s.ok()) Die("connect: " + s.ToString());
+  static PeerProcCpu before, after;
+  PeerSampleCpu(o.server_pid, &before);
+  const int64_t start = bench::NowNanos();
+  const int64_t deadline = start + static_cast<int64_t>(o.seconds * 1e9);
+  int64_t pulled = 0;
+  for (int q = 0; q < kQueues && bench::NowNanos() < deadline; ++q) {
+    int64_t offset = 0;
+    while (bench::NowNanos() < deadline) {
+      RemotingCommand req = protocol::MakeRequest(RequestCode::kPullMessage);
+      req.SetField("consumerGroup", "PeerBenchGroup");
+      req.SetField("topic", kTopic);
+      req.SetIntField("queueId", q);
+      req.SetIntField("queueOffset", offset);
+      req.SetIntField("maxMsgNums", 32);
+      req.SetIntField("sysFlag", 4);  // FLAG_SUBSCRIPTION: the subscription is in the request
+      req.SetIntField("commitOffset", 0);
+      req.SetIntField("suspendTimeoutMillis", 0);
+      req.SetField("subscription", "*");
+      req.SetIntField("subVersion", 1);
+      auto r = c.Invoke(std::move(req), 5000);
+      if (!r.ok()) Die("pull: " + r.status().ToString());
+      if (r->code != 0) break;  // PULL_NOT_FOUND / OFFSET_MOVED: this queue is drained
+      const int64_t got = CountRecords(*r);
+      if (got == 0) break;
+      pulled += got;
+      offset = std::stoll(std::string(r->FindField("nextBeginOffset").value_or("0")));
+    }
+  }
+  const double secs = static_cast<double>(bench::NowNanos() - start) / 1e9;
+  PeerSampleCpu(o.server_pid, &after);
+  PeerPrintResult("consume", static_cast<long long>(pulled), secs, &before, &after);
+  c.Close();
+  return pulled > 0 ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr,
+                 "usage: rs_peer produce|consume --addr HOST:PORT [--shape CxD] [--seconds S] "
+                 "[--size B] [--serialize json|rocketmq] [--server-pid PID] [--count N] "
+                 "[--warmup W]\n");
+    return 2;
+  }
+  const std::string mode = argv[1];
+  Options o;
+  for (int i = 2; i + 1 < argc; i += 2) {
+    const std::string k = argv[i];
+    const std::string v = argv[i + 1];
+    if (k == "--addr") {
+      o.addr = v;
+    } else if (k == "--shape") {
+      if (std::sscanf(v.c_str(), "%dx%d", &o.connections, &o.depth) != 2 || o.connections < 1 ||
+          o.depth < 1) {
+        Die("--shape CONNECTIONSxINFLIGHT, got '" + v + "'");
+      }
+    } else if (k == "--seconds") {
+      o.seconds = std::stod(v);
+    } else if (k == "--size") {
+      o.size = std::stoi(v);
+    } else if (k == "--server-pid") {
+      o.server_pid = std::stoi(v);
+    } else if (k == "--warmup") {
+      o.warmup = std::stoi(v);
+    } else if (k == "--count") {
+      o.count = std::stoll(v);
+    } else if (k == "--serialize") {
+      if (v != "json" && v != "rocketmq") Die("--serialize: json or rocketmq");
+      o.serialize =
+          v == "json" ? protocol::SerializeType::kJson : protocol::SerializeType::kRocketMq;
+    } else {
+      Die("unknown option '" + k + "'");
+    }
+  }
+  if (mode == "produce") return Produce(o);
+  if (mode == "consume") return Consume(o);
+  Die("mode must be produce or consume, got '" + mode + "'");
+}
