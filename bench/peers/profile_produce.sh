@@ -9,7 +9,8 @@
 #   2. The same server without valgrind under `strace -c -f` attached for the same N
 #      sends: syscalls per message.
 # Usage: bench/peers/profile_produce.sh [N=200000] [SHAPE=1x256]
-#   env KEEP=1 keeps the temp dir (callgrind.out.*, strace.txt, logs).
+#   env KEEP=1 keeps the temp dir (callgrind.out.*, strace.txt, logs);
+#   env SERIALIZE=rocketmq sends the binary request header instead of JSON.
 # Needs valgrind and strace (scripts/install-deps.sh --profile) and a release build of
 # rocketstore and rs_peer (make profile-produce does both).
 set -euo pipefail
@@ -17,6 +18,7 @@ cd "$(dirname "$0")/../.."
 N=${1:-200000}
 SHAPE=${2:-1x256}
 WARMUP=2000
+SERIALIZE=${SERIALIZE:-json}
 RS=build/release/rocketstore
 PEER=build/release/bench/rs_peer
 for t in valgrind callgrind_control callgrind_annotate strace; do
@@ -63,16 +65,16 @@ valgrind --tool=callgrind --callgrind-out-file="$TMP/callgrind.out" --dump-instr
 SERVER_PID=$!
 wait_port "$BP" "$SERVER_PID" 120
 "$PEER" produce --addr "127.0.0.1:$BP" --shape 1x1 --count "$WARMUP" --warmup 0 >/dev/null
-callgrind_control -z "$SERVER_PID" >/dev/null
-echo "profile_produce: callgrind window: $N async sends, $SHAPE in flight (takes minutes)"
+callgrind_control -z "$SERVER_PID" >/dev/null 2>&1
+echo "profile_produce: callgrind window: $N async 1 KiB sends, $SHAPE in flight, $SERIALIZE header (takes minutes)"
 "$PEER" produce --addr "127.0.0.1:$BP" --shape "$SHAPE" --count "$N" --warmup 0 \
-  --server-pid "$SERVER_PID" | tee "$TMP/cg-client.txt"
+  --serialize "$SERIALIZE" --server-pid "$SERVER_PID" | tee "$TMP/cg-client.txt"
 sleep 2  # let the dispatcher (consume queue + index) finish the window's messages
-callgrind_control -d window "$SERVER_PID" >/dev/null
+callgrind_control -d window "$SERVER_PID" >/dev/null 2>&1
 sleep 1
 kill -TERM "$SERVER_PID"; wait "$SERVER_PID" || true; SERVER_PID=""
-DUMP=$(ls "$TMP"/callgrind.out.*window* 2>/dev/null | head -1 || true)
-[ -n "$DUMP" ] || DUMP=$(ls -t "$TMP"/callgrind.out* | grep -v '\.0$' | head -1)
+DUMP="$TMP/callgrind.out.1"  # the first dump on request (-d); callgrind.out is the exit part
+[ -s "$DUMP" ] || { echo "profile_produce: no window dump in $TMP" >&2; exit 1; }
 python3 bench/peers/callgrind_families.py "$DUMP" "$N"
 
 # ---- 2. strace -c -f ----
@@ -86,15 +88,15 @@ strace -c -f -o "$TMP/strace.txt" -p "$SERVER_PID" 2>"$TMP/strace.err" &
 STRACE_PID=$!
 sleep 1  # strace attaches to every thread
 "$PEER" produce --addr "127.0.0.1:$BP" --shape "$SHAPE" --count "$N" --warmup 0 \
-  --server-pid "$SERVER_PID" >"$TMP/st-client.txt"
+  --serialize "$SERIALIZE" --server-pid "$SERVER_PID" >"$TMP/st-client.txt"
 sleep 1
 kill -INT "$STRACE_PID"; wait "$STRACE_PID" || true; STRACE_PID=""
 echo
 echo "strace -c -f of the server over $N async sends ($SHAPE; includes ~2 s idle around it):"
 printf '%-18s %12s %10s %8s\n' syscall calls per-msg errors
-awk -v n="$N" '$1 ~ /^[0-9.]+$/ && NF >= 5 {
+awk -v n="$N" '$1 ~ /^[0-9.]+$/ && NF >= 5 && $NF != "total" {
   name = $NF; calls = $4; errs = (NF == 6) ? $5 : 0;
   printf "%-18s %12d %10.4f %8s\n", name, calls, calls / n, errs }' "$TMP/strace.txt" |
   sort -k2 -n -r | head -15
-awk -v n="$N" '$NF == "total" { printf "%-18s %12d %10.4f\n", "total", $(NF-2) + 0, ($(NF-2) + 0) / n }' \
-  "$TMP/strace.txt" || true
+awk -v n="$N" '$1 ~ /^[0-9.]+$/ && NF >= 5 && $NF != "total" { t += $4 }
+  END { printf "%-18s %12d %10.4f\n", "total", t, t / n }' "$TMP/strace.txt"
