@@ -221,8 +221,9 @@ static int Consume(const char* durable, int batch) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    fprintf(stderr, "usage: nats_peer setup|produce|consume [--url U] [--shape CxD] "
-                    "[--seconds S] [--size B] [--server-pid PID] [--durable NAME] [--batch N]\n");
+    fprintf(stderr,
+            "usage: nats_peer setup|produce|consume [--url U] [--shape CxD] "
+            "[--seconds S] [--size B] [--server-pid PID] [--durable NAME] [--batch N]\n");
     return 2;
   }
   const char* mode = argv[1];

@@ -12,8 +12,8 @@
 //   rs_peer consume --addr HOST:PORT --seconds S [--server-pid PID]
 //       one connection pulling every queue from offset 0, 32 per PULL_MESSAGE, until all
 //       is read or S seconds pass.
-// Before the window, a warm-up of W (1000) synchronous sends creates the topic (auto-create from TBW102)
-// and its queues. Prints one "RESULT ..." line: messages answered with SUCCESS, seconds,
+// Before the window, a warm-up of W (1000) synchronous sends creates the topic (auto-create from
+// TBW102) and its queues. Prints one "RESULT ..." line: messages answered with SUCCESS, seconds,
 // the server's CPU over the window (all threads, and per thread name).
 #include <atomic>
 #include <condition_variable>
@@ -79,8 +79,8 @@ void WarmUp(const Options& o, const std::string& body) {
   for (int i = 0; i < o.warmup; ++i) {
     auto r = c.Invoke(SendRequest(o, i % kQueues, body), 5000);
     if (!r.ok()) Die("warm-up send: " + r.status().ToString());
-    if (r->code != 0) Die("warm-up send: code " + std::to_string(r->code) + " " +
-                          r->remark.value_or(""));
+    if (r->code != 0)
+      Die("warm-up send: code " + std::to_string(r->code) + " " + r->remark.value_or(""));
   }
   c.Close();
 }
