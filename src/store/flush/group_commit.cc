@@ -110,14 +110,17 @@ void GroupCommit::WhenDurable(PhysicalOffset end, int64_t deadline_ms, DurableCa
   {
     std::lock_guard<std::mutex> l(mu_);
     ++waits_;
-    if (!options_.unsafe_ack_before_flush_for_testing) {
-      // Decided at once when the durable offset or the error was published already; else
-      // the next PublishLocked decides it.
-      waiters_.Wait(end.value(), deadline_ms, std::move(done));
-      return;
-    }
   }
-  done(Status::OK());
+  if (options_.unsafe_ack_before_flush_for_testing) {
+    done(Status::OK());
+    return;
+  }
+  // Without mu_: Wait runs `done` at once, on this thread, when the durable offset or the
+  // error was published already (a flush covered the put between its append and this
+  // call), and `done` may put again and come back here; under mu_ that self-deadlocked.
+  // OffsetWaiters orders this against PublishLocked by itself: a waiter parked before
+  // Advance/Fail is taken by it, one registered after sees the new watermark/error.
+  waiters_.Wait(end.value(), deadline_ms, std::move(done));
 }
 
 void GroupCommit::ExpireOverdue(int64_t now_ms) { waiters_.ExpireOverdue(now_ms); }

@@ -217,5 +217,38 @@ TEST_F(GroupCommitTest, FlushesRecordLatencyBytesAndReleasedProducers) {
   EXPECT_EQ(metrics.flush_micros.Snapshot().count, 1u);
 }
 
+// A callback registered after its data was already published runs at once on the
+// registering thread; it may register the producer's next put (the broker chaining
+// puts from callbacks). That must not self-deadlock on GroupCommit's lock.
+TEST_F(GroupCommitTest, CallbackRunAtOnceMayRegisterAgain) {
+  Start(GroupCommit::Options{});
+  const PhysicalOffset a = Append();
+  ASSERT_OK(gc_->RunOnce());  // publishes durable >= a
+  ASSERT_GE(gc_->durable_offset().value(), a.value());
+  std::atomic<int> done{0};
+  std::atomic<bool> registered{false};
+  std::thread t([&] {
+    gc_->WhenDurable(a, INT64_MAX, [&](Status s) {
+      done += s.ok();
+      const PhysicalOffset b = Append();
+      gc_->WhenDurable(b, INT64_MAX, [&](Status s2) { done += s2.ok(); });
+      registered = true;
+    });
+  });
+  for (int i = 0; i < 500 && !registered.load(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  if (!registered.load()) {
+    t.detach();           // blocked forever on GroupCommit's lock
+    (void)gc_.release();  // never destroy a mutex a thread holds
+    (void)queue_.release();
+    FAIL() << "WhenDurable deadlocked running a callback that registers again";
+  }
+  t.join();
+  EXPECT_EQ(done.load(), 1);
+  ASSERT_OK(gc_->RunOnce());
+  EXPECT_EQ(done.load(), 2);
+}
+
 }  // namespace
 }  // namespace rocketstore
