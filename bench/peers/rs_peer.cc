@@ -28,6 +28,8 @@
 #include "bench/peers/proc_cpu.h"
 #include "net/async_remoting_client.h"
 #include "net/remoting_client.h"
+#include "protocol/headers/consumer_headers.h"
+#include "protocol/headers/send_headers.h"
 #include "protocol/request_code.h"
 #include "store/format/message_record.h"
 
@@ -55,15 +57,15 @@ struct Options {
 RemotingCommand SendRequest(const Options& o, int queue, const std::string& body) {
   RemotingCommand req = protocol::MakeRequest(RequestCode::kSendMessageV2);
   req.serialize_type = o.serialize;
-  req.SetField("a", "PeerBenchProducer");
-  req.SetField("b", kTopic);
-  req.SetField("c", "TBW102");
-  req.SetIntField("d", kQueues);
-  req.SetIntField("e", queue);
-  req.SetIntField("f", 0);
-  req.SetIntField("g", 1700000000000);
-  req.SetIntField("h", 0);
-  req.SetField("i", std::string("TAGS\x01TagA\x02KEYS\x01k\x02", 16));
+  protocol::SendMessageRequestHeader h;
+  h.producer_group = "PeerBenchProducer";
+  h.topic = kTopic;
+  h.default_topic = "TBW102";
+  h.default_topic_queue_nums = kQueues;
+  h.queue_id = queue;
+  h.born_timestamp = 1700000000000;
+  h.properties = std::string("TAGS\x01TagA\x02KEYS\x01k\x02", 16);
+  h.EncodeTo(req, /*v2=*/true);
   req.body.Assign(body);
   return req;
 }
@@ -190,23 +192,25 @@ int Consume(const Options& o) {
     int64_t offset = 0;
     while (bench::NowNanos() < deadline) {
       RemotingCommand req = protocol::MakeRequest(RequestCode::kPullMessage);
-      req.SetField("consumerGroup", "PeerBenchGroup");
-      req.SetField("topic", kTopic);
-      req.SetIntField("queueId", q);
-      req.SetIntField("queueOffset", offset);
-      req.SetIntField("maxMsgNums", 32);
-      req.SetIntField("sysFlag", 4);  // FLAG_SUBSCRIPTION: the subscription is in the request
-      req.SetIntField("commitOffset", 0);
-      req.SetIntField("suspendTimeoutMillis", 0);
-      req.SetField("subscription", "*");
-      req.SetIntField("subVersion", 1);
+      protocol::PullMessageRequestHeader h;
+      h.consumer_group = "PeerBenchGroup";
+      h.topic = kTopic;
+      h.queue_id = q;
+      h.queue_offset = offset;
+      h.max_msg_nums = 32;
+      h.sys_flag = 4;  // FLAG_SUBSCRIPTION: the subscription is in the request
+      h.subscription = "*";
+      h.sub_version = 1;
+      h.EncodeTo(req);
       auto r = c.Invoke(std::move(req), 5000);
       if (!r.ok()) Die("pull: " + r.status().ToString());
       if (r->code != 0) break;  // PULL_NOT_FOUND / OFFSET_MOVED: this queue is drained
       const int64_t got = CountRecords(*r);
       if (got == 0) break;
       pulled += got;
-      offset = std::stoll(std::string(r->FindField("nextBeginOffset").value_or("0")));
+      auto next = protocol::PullMessageResponseHeader::Decode(*r);
+      if (!next.ok()) Die("pull reply: " + next.status().ToString());
+      offset = next->next_begin_offset;
     }
   }
   const double secs = static_cast<double>(bench::NowNanos() - start) / 1e9;
