@@ -15,6 +15,9 @@ HttpReply ConsoleApi::Handle(const HttpRequest& r) {
     std::string_view method, path;
     bool mutating;
     std::function<HttpReply()> run;
+    // The handler implements dryRun=true as a preview that changes nothing; only such a
+    // route may run a dry run in read-only mode (any other route ignores the parameter).
+    bool has_dry_run = false;
   };
   const Entry routes[] = {
       {"GET", "/api/cluster", false, [&] { return Cluster(); }},
@@ -24,7 +27,7 @@ HttpReply ConsoleApi::Handle(const HttpRequest& r) {
       {"POST", "/api/topics/delete", true, [&] { return DeleteTopic(r); }},
       {"GET", "/api/groups", false, [&] { return Groups(); }},
       {"GET", "/api/group", false, [&] { return GroupDetail(r); }},
-      {"POST", "/api/groups/reset-offset", true, [&] { return ResetOffset(r); }},
+      {"POST", "/api/groups/reset-offset", true, [&] { return ResetOffset(r); }, true},
       {"GET", "/api/messages/by-key", false, [&] { return MessagesByKey(r); }},
       {"GET", "/api/messages/by-id", false, [&] { return MessageById(r); }},
       {"GET", "/api/messages/by-time", false, [&] { return MessagesByTime(r); }},
@@ -41,8 +44,10 @@ HttpReply ConsoleApi::Handle(const HttpRequest& r) {
       allowed += e.method;
       continue;
     }
-    // A dry run of a mutating call changes nothing, so read-only mode allows it.
-    const bool dry_run = r.params.count("dryRun") && r.params.at("dryRun") == "true";
+    // A dry run changes nothing, so read-only mode allows it, but only on a route whose
+    // handler implements one: elsewhere dryRun=true would be ignored and the change made.
+    const bool dry_run =
+        e.has_dry_run && r.params.count("dryRun") && r.params.at("dryRun") == "true";
     if (e.mutating && options_.read_only && !dry_run) {
       return ErrorReply(403,
                         "the console is read-only (--console-read-only): " + std::string(r.path) +

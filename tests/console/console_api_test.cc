@@ -88,7 +88,17 @@ TEST_F(ConsoleFixture, ReadOnlyRefusesChangesButAllowsReadsAndDryRuns) {
     EXPECT_EQ(r.status, 403) << path;
     EXPECT_NE(Json(r)["error"].GetString(), std::string()) << path;
   }
-  EXPECT_TRUE(broker_->topics().Find("TopicTest"));  // nothing deleted
+  // dryRun=true does not open a route that has no dry run (it would be ignored and the
+  // change made): create, delete and resend stay refused.
+  for (const char* path : {"/api/topics", "/api/topics/delete", "/api/messages/resend-dlq"}) {
+    HttpReply r =
+        Call("POST", path, {{"topic", "DryRunTopic"}, {"offset", "0"}, {"dryRun", "true"}});
+    EXPECT_EQ(r.status, 403) << path << " " << r.body;
+  }
+  HttpReply del = Call("POST", "/api/topics/delete", {{"topic", "TopicTest"}, {"dryRun", "true"}});
+  EXPECT_EQ(del.status, 403) << del.body;
+  EXPECT_FALSE(broker_->topics().Find("DryRunTopic"));  // nothing created
+  EXPECT_TRUE(broker_->topics().Find("TopicTest"));     // nothing deleted
   EXPECT_EQ(Call("GET", "/api/topics").status, 200);
   HttpReply dry =
       Call("POST", "/api/groups/reset-offset",
