@@ -9,8 +9,11 @@
 
 #include "base/java_hash.h"
 #include "client/allocate.h"
+#include "client/fastjson.h"
 #include "client/unique_id.h"
+#include "protocol/bodies/admin_consumer_bodies.h"
 #include "protocol/bodies/client_bodies.h"
+#include "protocol/headers/admin_consumer_headers.h"
 #include "protocol/headers/consumer_headers.h"
 
 namespace rocketstore::client {
@@ -55,15 +58,9 @@ PullConsumer::PullConsumer(PullConsumerOptions options)
     : options_(std::move(options)),
       clock_(options_.clock != nullptr ? *options_.clock : Clock::Real()) {
   client_id_ = BuildClientId(options_.instance_name);
-  transport_ = std::make_unique<Transport>([this](const std::string&, RemotingCommand cmd) {
-    // NOTIFY_CONSUMER_IDS_CHANGED: rebalance at the next step, now.
-    if (cmd.code == protocol::ToInt(protocol::RequestCode::kNotifyConsumerIdsChanged)) {
-      {
-        std::lock_guard<std::mutex> l(mu_);
-        last_rebalance_ms_ = -1;
-      }
-      if (runner_) runner_->Wake();
-    }
+  start_ms_ = clock_.NowMillis();
+  transport_ = std::make_unique<Transport>([this](const std::string& addr, RemotingCommand cmd) {
+    OnServerRequest(addr, std::move(cmd));
   });
   routes_ = std::make_unique<RouteCache>(
       *transport_, RouteCacheOptions{options_.namesrv_addrs, 30000, options_.request_timeout_ms},
@@ -168,6 +165,135 @@ BrokerCall PullConsumer::Broker(const std::string& broker_name) {
   return BrokerCall{transport_.get(), AddrOf(broker_name), options_.request_timeout_ms};
 }
 
+std::vector<protocol::SubscriptionData> PullConsumer::Subscriptions() const {
+  std::vector<protocol::SubscriptionData> out;
+  for (const auto& s : subs_) {
+    protocol::SubscriptionData sd;
+    sd.topic = s.topic;
+    sd.sub_string = s.expression;
+    sd.tags_set = s.tags;
+    for (const auto& t : s.tags) sd.code_set.push_back(JavaStringHash(t));
+    sd.sub_version = s.version;
+    out.push_back(std::move(sd));
+  }
+  return out;
+}
+
+// Requests the broker sends to a client (ClientRemotingProcessor in 4.9.8). Runs on the
+// transport's I/O thread: nothing here may block on a broker call.
+void PullConsumer::OnServerRequest(const std::string& addr, RemotingCommand cmd) {
+  using protocol::RequestCode;
+  using protocol::ResponseCode;
+  auto respond = [&](RemotingCommand resp) {
+    if (!cmd.IsOneway()) transport_->Respond(addr, std::move(resp)).IgnoreError();
+  };
+  if (cmd.code == protocol::ToInt(RequestCode::kNotifyConsumerIdsChanged)) {
+    // Rebalance at the next step, now.
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      last_rebalance_ms_ = -1;
+    }
+    if (runner_) runner_->Wake();
+    return;
+  }
+  if (cmd.code == protocol::ToInt(RequestCode::kResetConsumerClientOffset)) {
+    // An admin's reset (222 → 220): every listed queue of ours moves to its new offset,
+    // buffered and in-flight pulls are dropped, and the next Commit writes the new offset
+    // (Java answers nothing).
+    auto h = protocol::ResetOffsetRequestHeader::Decode(cmd);
+    if (!h.ok() || h->group != options_.group) return;
+    // The broker writes a CPP client's table as ResetOffsetBodyForC's list
+    // {offsetTable:[{brokerName, offset, queueId, topic}]}, a Java client's as a map.
+    std::vector<std::pair<MessageQueue, int64_t>> targets;
+    auto tree = ParseFastjson(cmd.body.owned_text());
+    const FjValue* table = tree.ok() ? tree->Find("offsetTable") : nullptr;
+    if (table != nullptr && table->is_array()) {
+      for (const auto& e : table->items) {
+        targets.push_back({MessageQueue{e.Str("topic"), e.Str("brokerName"),
+                                        static_cast<int32_t>(e.Int("queueId"))},
+                           e.Int("offset")});
+      }
+    } else if (auto body = protocol::ResetOffsetBody::Decode(cmd.body.owned_text()); body.ok()) {
+      for (const auto& [q, offset] : body->offset_table) {
+        targets.push_back({MessageQueue{q.topic, q.broker_name, q.queue_id}, offset});
+      }
+    }
+    for (const auto& [q, offset] : targets) {
+      if (q.topic != h->topic || offset < 0) continue;
+      Seek(q, offset).IgnoreError();  // a queue not assigned to us is not ours to move
+    }
+    return;
+  }
+  if (cmd.code == protocol::ToInt(RequestCode::kGetConsumerStatusFromClient)) {
+    auto h = protocol::GetConsumerStatusRequestHeader::Decode(cmd);
+    if (!h.ok())
+      return respond(protocol::MakeResponse(cmd, ResponseCode::kSystemError,
+                                            std::string(h.status().message())));
+    protocol::GetConsumerStatusBody body;
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      for (const auto& [k, st] : queues_) {
+        if (st.queue.topic != h->topic || !st.consumed) continue;
+        body.message_queue_table[{st.queue.topic, st.queue.broker_name, st.queue.queue_id}] =
+            *st.consumed;
+      }
+    }
+    RemotingCommand resp = protocol::MakeResponse(cmd, ResponseCode::kSuccess);
+    resp.body.Assign(body.Encode());
+    return respond(std::move(resp));
+  }
+  if (cmd.code == protocol::ToInt(RequestCode::kGetConsumerRunningInfo)) {
+    auto h = protocol::GetConsumerRunningInfoRequestHeader::Decode(cmd);
+    if (!h.ok() || h->consumer_group != options_.group) {
+      return respond(protocol::MakeResponse(cmd, ResponseCode::kSystemError,
+                                            "The Consumer Group <" +
+                                                (h.ok() ? h->consumer_group : std::string()) +
+                                                "> not exist in this consumer"));
+    }
+    protocol::ConsumerRunningInfoBody info;
+    std::string ns;
+    for (const auto& a : options_.namesrv_addrs) ns += a + ";";
+    info.properties = {{"PROP_NAMESERVER_ADDR", ns},
+                       {"PROP_CONSUME_TYPE", "CONSUME_ACTIVELY"},
+                       {"PROP_CLIENT_VERSION", "V4_9_8"},
+                       {"PROP_CONSUMER_START_TIMESTAMP", std::to_string(start_ms_)},
+                       {"PROP_CONSUMEORDERLY", "false"},
+                       {"PROP_THREADPOOL_CORE_SIZE", "-1"},
+                       {"consumerGroup", options_.group},
+                       {"messageModel", "CLUSTERING"},
+                       {"pullBatchSize", std::to_string(options_.pull_batch_size)},
+                       {"language", "CPP"}};
+    info.subscriptions = Subscriptions();
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      for (const auto& [k, st] : queues_) {
+        protocol::ProcessQueueInfoBody p;
+        p.commit_offset = st.committed;
+        p.cached_msg_count = static_cast<int32_t>(st.buffer.size());
+        if (!st.buffer.empty()) {
+          p.cached_msg_min_offset = st.buffer.front().queue_offset;
+          p.cached_msg_max_offset = st.buffer.back().queue_offset;
+        }
+        info.mq_table[{st.queue.topic, st.queue.broker_name, st.queue.queue_id}] = p;
+      }
+    }
+    RemotingCommand resp = protocol::MakeResponse(cmd, ResponseCode::kSuccess);
+    resp.body.Assign(info.Encode());
+    return respond(std::move(resp));
+  }
+  if (cmd.code == protocol::ToInt(RequestCode::kConsumeMessageDirectly)) {
+    // Only a push consumer (a listener the client calls) can consume on demand; a pull
+    // consumer consumes when its application polls. Java answers SYSTEM_ERROR here too.
+    return respond(protocol::MakeResponse(
+        cmd, ResponseCode::kSystemError,
+        "consumer " + client_id_ + " of group " + options_.group +
+            " is a pull consumer: it cannot consume a message directly (only push consumers do)"));
+  }
+  respond(protocol::MakeResponse(cmd, ResponseCode::kRequestCodeNotSupported,
+                                 "request code " + std::to_string(cmd.code) +
+                                     " is not supported by the rocketstore pull consumer"));
+}
+
 std::vector<uint8_t> PullConsumer::HeartbeatBody() const {
   protocol::HeartbeatData hb;
   hb.client_id = client_id_;
@@ -176,15 +302,7 @@ std::vector<uint8_t> PullConsumer::HeartbeatBody() const {
   cd.consume_type = "CONSUME_ACTIVELY";
   cd.message_model = "CLUSTERING";
   cd.consume_from_where = ConsumeFromName(options_.consume_from);
-  for (const auto& s : subs_) {
-    protocol::SubscriptionData sd;
-    sd.topic = s.topic;
-    sd.sub_string = s.expression;
-    sd.tags_set = s.tags;
-    for (const auto& t : s.tags) sd.code_set.push_back(JavaStringHash(t));
-    sd.sub_version = s.version;
-    cd.subscription_data_set.push_back(std::move(sd));
-  }
+  cd.subscription_data_set = Subscriptions();
   hb.consumer_data_set.push_back(std::move(cd));
   return hb.Encode();
 }

@@ -17,6 +17,11 @@
 //     with auto_commit the step function does it every auto_commit_interval_ms.
 //   * Seek / SeekToBegin / SeekToEnd / SeekToTime move a queue (and drop what was buffered).
 //   * SendBack(msg, delay_level) asks the broker to redeliver via %RETRY%<group> (36).
+//   * Answers the broker's calls to a client as 4.9.8's ClientRemotingProcessor: a reset by
+//     an admin (RESET_CONSUMER_CLIENT_OFFSET 220) moves the listed queues like Seek; its
+//     positions (GET_CONSUMER_STATUS_FROM_CLIENT 221) and running info (307: properties,
+//     subscriptions, per-queue commit offset and buffer) are reported; a direct
+//     consumption (309) is refused: a pull consumer consumes only when polled.
 //   * RunOnce(now_ms): the background step (heartbeat, rebalance, auto-commit), on a
 //     ServiceRunner after Start(); tests call it directly.
 //
@@ -42,6 +47,7 @@
 #include "client/message.h"
 #include "client/route.h"
 #include "client/transport.h"
+#include "protocol/bodies/client_bodies.h"
 
 namespace rocketstore::client {
 
@@ -129,6 +135,8 @@ class PullConsumer {
   bool Accept(const MessageExt& m, const std::string& topic) const;
   void SetAssignment(const std::vector<MessageQueue>& queues);
   std::vector<uint8_t> HeartbeatBody() const;
+  std::vector<protocol::SubscriptionData> Subscriptions() const;
+  void OnServerRequest(const std::string& addr, protocol::RemotingCommand cmd);
 
   PullConsumerOptions options_;
   Clock& clock_;
@@ -138,6 +146,7 @@ class PullConsumer {
   std::vector<Sub> subs_;
   bool manual_ = false;
   bool started_ = false;
+  int64_t start_ms_ = 0;
 
   mutable std::mutex mu_;
   std::condition_variable cv_;

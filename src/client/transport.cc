@@ -86,4 +86,17 @@ void Transport::Drop(const std::string& addr) {
   c->Close();
 }
 
+Status Transport::Respond(const std::string& addr, protocol::RemotingCommand response) {
+  std::shared_ptr<net::AsyncRemotingClient> c;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    auto it = conns_.find(addr);
+    if (it != conns_.end()) c = it->second;
+  }
+  if (!c || !c->connected()) {
+    return Unavailable("cannot answer " + addr + ": the connection the request came on has closed");
+  }
+  return c->SendResponse(std::move(response));
+}
+
 }  // namespace rocketstore::client

@@ -46,6 +46,9 @@ class Transport {
   Status InvokeAsync(const std::string& addr, protocol::RemotingCommand request, Callback cb,
                      int64_t timeout_ms);
   Status InvokeOneway(const std::string& addr, protocol::RemotingCommand request);
+  // Answers a server → client request that arrived from addr (the hook's command), on the
+  // connection it came on; kUnavailable if that connection has closed.
+  Status Respond(const std::string& addr, protocol::RemotingCommand response);
   // Closes the connection to addr (the next call reconnects).
   void Drop(const std::string& addr);
 

@@ -29,7 +29,8 @@ class AsyncRemotingClient::Impl : public std::enable_shared_from_this<Impl> {
         timer_(strand_) {}
 
   Status Connect(const std::string& address, int64_t timeout_ms);
-  Status Submit(RemotingCommand request, Callback callback, int64_t timeout_ms);
+  Status Submit(RemotingCommand request, Callback callback, int64_t timeout_ms,
+                bool keep_opaque = false);
   void Fail(Status reason);
   bool connected() const {
     std::lock_guard lock(mu_);
@@ -104,8 +105,8 @@ Status AsyncRemotingClient::Impl::Connect(const std::string& address, int64_t ti
 }
 
 Status AsyncRemotingClient::Impl::Submit(RemotingCommand request, Callback callback,
-                                         int64_t timeout_ms) {
-  request.opaque = next_opaque_.fetch_add(1, std::memory_order_relaxed);
+                                         int64_t timeout_ms, bool keep_opaque) {
+  if (!keep_opaque) request.opaque = next_opaque_.fetch_add(1, std::memory_order_relaxed);
   auto frame = protocol::EncodeFrame(request, options_.limits);
   if (!frame.ok()) return frame.status();
   if (timeout_ms < 0) timeout_ms = options_.default_timeout_ms;
@@ -301,6 +302,12 @@ Status AsyncRemotingClient::SendOneway(RemotingCommand request) {
   request.flag &= ~protocol::kFlagResponse;
   request.MarkOneway();
   return impl_->Submit(std::move(request), nullptr, 0);
+}
+
+Status AsyncRemotingClient::SendResponse(RemotingCommand response) {
+  response.flag &= ~protocol::kFlagOneway;
+  response.MarkResponse();
+  return impl_->Submit(std::move(response), nullptr, 0, /*keep_opaque=*/true);
 }
 
 void AsyncRemotingClient::Close() {

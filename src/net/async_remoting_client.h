@@ -67,6 +67,9 @@ class AsyncRemotingClient {
   // timeout_ms < 0 means options.default_timeout_ms.
   Status Send(protocol::RemotingCommand request, Callback callback, int64_t timeout_ms = -1);
   Status SendOneway(protocol::RemotingCommand request);
+  // Answers a request the server sent (a server-request hook's command): `response` keeps
+  // the opaque it was given (the request's) and is marked a response.
+  Status SendResponse(protocol::RemotingCommand response);
   // Closes the connection and fails every pending callback with kUnavailable. Idempotent.
   void Close();
 

@@ -11,6 +11,7 @@
 #include <set>
 #include <thread>
 
+#include "client/admin_client.h"
 #include "client/producer.h"
 #include "client/pull_consumer.h"
 #include "client_fixture.h"
@@ -292,6 +293,64 @@ TEST_F(ProducerConsumerTest, SendBackRedeliversThroughTheRetryTopic) {
   EXPECT_EQ(retried[0].body, "again");
   EXPECT_EQ(retried[0].reconsume_times, 1);
   EXPECT_EQ(retried[0].msg_id, sr.msg_id);
+}
+
+// The broker's calls to a live client (mqadmin resetOffsetByTime, consumerStatus,
+// consumerRunningInfo, consumeMessageDirectly): the pull consumer answers them as
+// 4.9.8's ClientRemotingProcessor does.
+TEST_F(ProducerConsumerTest, AnswersTheBrokersCallsToAClient) {
+  CreateTopic("TopicR", 1);
+  Producer p(PO());
+  ASSERT_OK(p.Start());
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_OK(p.Send(Message{.topic = "TopicR", .body = std::to_string(i)}).status());
+  }
+  PullConsumer c(CO("cg-r"));
+  ASSERT_OK(c.Subscribe("TopicR"));
+  ASSERT_OK(c.Start());
+  ASSERT_EQ(PollN(c, 5).size(), 5u);
+  ASSERT_OK(c.Commit());
+  const MessageQueue q = Of(c, "TopicR").at(0);
+  ASSERT_EQ(c.Position(q).value_or(-1), 5);
+
+  AdminClient admin(AdminOptions{{namesrv_addr()}, 3000});
+  // 223 → 221: the consumer reports its position.
+  auto status = admin.GetConsumerStatus(broker_addr(), "TopicR", "cg-r");
+  ASSERT_TRUE(status.ok()) << status.status().ToString();
+  ASSERT_EQ(status->by_client.count(c.client_id()), 1u);
+  ASSERT_EQ(status->by_client.at(c.client_id()).size(), 1u);
+  EXPECT_EQ(status->by_client.at(c.client_id())[0].second, 5);
+
+  // 222 → 220: the reset moves the live consumer back; what it consumed comes again,
+  // and its next commit writes the reset offset, not the old position.
+  auto reset = admin.ResetOffset(broker_addr(), "TopicR", "cg-r", 0, true);
+  ASSERT_TRUE(reset.ok()) << reset.status().ToString();
+  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (c.Position(q).value_or(-1) != 0 && std::chrono::steady_clock::now() < end) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_EQ(c.Position(q).value_or(-1), 0);
+  ASSERT_OK(c.Commit());
+  status = admin.GetConsumerStatus(broker_addr(), "TopicR", "cg-r");
+  ASSERT_TRUE(status.ok()) << status.status().ToString();
+  EXPECT_EQ(status->by_client.at(c.client_id())[0].second, 0);
+  auto again = PollN(c, 5);
+  ASSERT_EQ(again.size(), 5u);
+  EXPECT_EQ(again[0].body, "0");
+  EXPECT_EQ(again[4].body, "4");
+
+  // 307: running info with the consume type, the subscription and the queue.
+  auto info = admin.GetConsumerRunningInfo(broker_addr(), "cg-r", c.client_id());
+  ASSERT_TRUE(info.ok()) << info.status().ToString();
+  EXPECT_NE(info->find("\"PROP_CONSUME_TYPE\":\"CONSUME_ACTIVELY\""), std::string::npos) << *info;
+  EXPECT_NE(info->find("\"subString\":\"*\""), std::string::npos) << *info;
+  EXPECT_NE(info->find("\"topic\":\"TopicR\"}:{\"cachedMsgCount\""), std::string::npos) << *info;
+  // 309: a pull consumer cannot consume on demand: an error, never a fake result.
+  auto direct = admin.ConsumeMessageDirectly(broker_addr(), "cg-r", c.client_id(),
+                                             again[0].offset_msg_id, "broker-a");
+  EXPECT_FALSE(direct.ok());
+  EXPECT_NE(direct.status().message().find("pull consumer"), std::string::npos)
+      << direct.status().ToString();
 }
 
 }  // namespace

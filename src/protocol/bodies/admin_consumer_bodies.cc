@@ -563,4 +563,45 @@ Result<GetConsumerStatusBody> GetConsumerStatusBody::Decode(std::string_view jso
   return body;
 }
 
+std::vector<uint8_t> ConsumerRunningInfoBody::Encode() const {
+  std::vector<uint8_t> out;
+  JsonWriter w(&out);
+  w.BeginObject();
+  w.Key("mqTable");
+  w.BeginObject();
+  for (const auto& [q, p] : mq_table) {
+    w.RawKey(QueueJson(q));
+    w.BeginObject();
+    w.Key("cachedMsgCount"), w.Int(p.cached_msg_count);
+    w.Key("cachedMsgMaxOffset"), w.Int(p.cached_msg_max_offset);
+    w.Key("cachedMsgMinOffset"), w.Int(p.cached_msg_min_offset);
+    w.Key("cachedMsgSizeInMiB"), w.Int(p.cached_msg_size_in_mib);
+    w.Key("commitOffset"), w.Int(p.commit_offset);
+    w.Key("droped"), w.Bool(p.dropped);
+    w.Key("lastConsumeTimestamp"), w.Int(p.last_consume_timestamp);
+    w.Key("lastLockTimestamp"), w.Int(0);
+    w.Key("lastPullTimestamp"), w.Int(p.last_pull_timestamp);
+    w.Key("locked"), w.Bool(false);
+    w.Key("transactionMsgCount"), w.Int(0);
+    w.Key("transactionMsgMaxOffset"), w.Int(0);
+    w.Key("transactionMsgMinOffset"), w.Int(0);
+    w.Key("tryUnlockTimes"), w.Int(0);
+    w.EndObject();
+  }
+  w.EndObject();
+  w.Key("properties");
+  w.BeginObject();
+  for (const auto& [k, v] : properties) w.Key(k), w.String(v);
+  w.EndObject();
+  w.Key("statusTable");
+  w.BeginObject();
+  w.EndObject();
+  w.Key("subscriptionSet");
+  w.BeginArray();
+  for (const auto& sub : subscriptions) WriteSubscription(w, sub);
+  w.EndArray();
+  w.EndObject();
+  return out;
+}
+
 }  // namespace rocketstore::protocol

@@ -160,6 +160,27 @@ struct GetConsumerStatusBody {
   std::vector<uint8_t> Encode() const;
 };
 
+// GET_CONSUMER_RUNNING_INFO (307)'s answer from a client (ConsumerRunningInfo): members in
+// fastjson's order {jstack?, mqTable:{<MessageQueue>:ProcessQueueInfo}, properties:{},
+// statusTable:{}, subscriptionSet:[SubscriptionData]}. ProcessQueueInfo's 14 members are
+// written in full; a client without a concept (locks, transactions) reports zeros.
+struct ProcessQueueInfoBody {
+  int64_t commit_offset = 0;           // "commitOffset"
+  int64_t cached_msg_min_offset = 0;   // "cachedMsgMinOffset"
+  int64_t cached_msg_max_offset = 0;   // "cachedMsgMaxOffset"
+  int32_t cached_msg_count = 0;        // "cachedMsgCount"
+  int32_t cached_msg_size_in_mib = 0;  // "cachedMsgSizeInMiB"
+  bool dropped = false;                // "droped" (sic)
+  int64_t last_pull_timestamp = 0;     // "lastPullTimestamp"
+  int64_t last_consume_timestamp = 0;  // "lastConsumeTimestamp"
+};
+struct ConsumerRunningInfoBody {
+  std::map<std::string, std::string> properties;
+  std::vector<SubscriptionData> subscriptions;
+  std::map<MessageQueueKey, ProcessQueueInfoBody> mq_table;
+  std::vector<uint8_t> Encode() const;
+};
+
 // fastjson's text with bare non-string member names turned into JSON strings holding
 // their text ({{"a":1}:2} -> {"{\"a\":1}":2}), so that a strict parser reads it.
 // kInvalidArgument "<what>: ..." when braces or strings do not balance.
