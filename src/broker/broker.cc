@@ -373,6 +373,7 @@ MetricsSources Broker::metrics_sources() const {
   m.rpc = rpc_stats_.get();
   m.store = store_.get();
   m.offsets = offsets_.get();
+  m.consume_stats = consume_stats_.get();
   m.consumers = consumers_.get();
   m.producers = producers_.get();
   m.topics = topics_.get();

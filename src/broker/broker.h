@@ -80,6 +80,8 @@ class Broker {
 
   TopicConfigManager& topics() { return *topics_; }
   ConsumerOffsetManager& offsets() { return *offsets_; }
+  // Lag and consume statistics, as GET_CONSUME_STATS (208) answers them.
+  const ConsumeStatsService& consume_stats() const { return *consume_stats_; }
   SubscriptionGroupManager& subscription_groups() { return *groups_; }
   ConsumerManager& consumers() { return *consumers_; }
   MessageStore& store() { return *store_; }

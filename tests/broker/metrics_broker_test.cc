@@ -81,19 +81,26 @@ TEST_F(MetricsBrokerTest, ScrapeHasStoreMetricsAndLag) {
   net::RemotingClient c;
   ASSERT_TRUE(c.Connect(broker.address()).ok());
   for (int i = 0; i < 6; ++i) ASSERT_EQ(Send(c, 0).code, 0);  // SYNC_FLUSH: each one durable
-  for (int i = 0; i < 200 && broker.store().GetMaxOffsetInQueue("MT", 0).value() < 6; ++i) {
+  for (int i = 0; i < 3; ++i) ASSERT_EQ(Send(c, 1).code, 0);  // a queue MG never commits on
+  for (int i = 0; i < 200 && (broker.store().GetMaxOffsetInQueue("MT", 0).value() < 6 ||
+                              broker.store().GetMaxOffsetInQueue("MT", 1).value() < 3);
+       ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   broker.offsets().Commit("MG", "MT", 0, 2);
   const std::string text = Scrape(broker.metrics_port());
   const std::string common = "cluster=\"DefaultCluster\",node_type=\"broker\",node_id=\"broker-a\"";
   EXPECT_TRUE(Has(
-      text, "rocketmq_messages_in_total{" + common + ",topic=\"MT\",message_type=\"normal\"} 6\n"))
+      text, "rocketmq_messages_in_total{" + common + ",topic=\"MT\",message_type=\"normal\"} 9\n"))
       << text;
+  // Lag as GET_CONSUME_STATS (208) has it: queue 0 6 - 2, queue 1 (no commit) 3 - 0.
+  const GroupConsumeStats admin = broker.consume_stats().ConsumeStats("MG", std::string("MT"));
+  EXPECT_EQ(admin.TotalDiff(), 7);
   EXPECT_TRUE(Has(text, "rocketmq_consumer_lag_messages{" + common +
-                            ",topic=\"MT\",consumer_group=\"MG\"} 4\n"));
+                            ",topic=\"MT\",consumer_group=\"MG\"} 7\n"))
+      << text;
   EXPECT_TRUE(Has(text, "rocketmq_consumer_ready_messages{" + common +
-                            ",topic=\"MT\",consumer_group=\"MG\"} 4\n"));
+                            ",topic=\"MT\",consumer_group=\"MG\"} 7\n"));
   EXPECT_TRUE(Has(text, "rocketstore_storage_writable{" + common + ",reason=\"\"} 1\n"));
   EXPECT_TRUE(Has(text, "# TYPE rocketstore_storage_flush_latency_seconds histogram\n"));
   // Six sends, each answered once durable: at least six producers released by flushes.
@@ -107,7 +114,7 @@ TEST_F(MetricsBrokerTest, ScrapeHasStoreMetricsAndLag) {
                             ",storage_type=\"local\",storage_medium=\"disk\"} 0\n"));
   EXPECT_TRUE(Has(text, "rocketmq_rpc_latency_count{" + common +
                             ",protocol_type=\"remoting\",request_code=\"310\","
-                            "response_code=\"0\"} 6\n"))
+                            "response_code=\"0\"} 9\n"))
       << text;
   c.Close();
   EXPECT_TRUE(broker.Stop().ok());

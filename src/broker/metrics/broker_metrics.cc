@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -96,20 +97,31 @@ struct GroupLag {
 };
 
 void WriteConsumerLag(PromTextWriter& w, const MetricsSources& src, int64_t now_ms) {
-  std::map<std::pair<std::string, std::string>, GroupLag> lags;  // (topic, group)
-  for (const auto& e : src.offsets->Snapshot()) {
-    GroupLag& g = lags[{e.topic, e.group}];
-    for (const auto& [queue, committed] : e.offsets) {
-      const int64_t max = src.store->GetMaxOffsetInQueue(e.topic, queue).value();
+  // (topic, group) → what the group's queues of the topic hold. The queues and their
+  // offsets are GET_CONSUME_STATS' (208, the console's and the CLI's): every read queue of
+  // the topic, 0 for one without a commit, topics skipped by Java's rules.
+  std::map<std::pair<std::string, std::string>, GroupLag> lags;
+  std::set<std::pair<std::string, std::string>> pairs;
+  for (const auto& e : src.offsets->Snapshot()) pairs.insert({e.topic, e.group});
+  for (const auto& [topic, group] : pairs) {
+    std::vector<QueueConsumeStat> queues;
+    if (src.consume_stats != nullptr) {
+      queues = src.consume_stats->ConsumeStats(group, topic).queues;
+    }
+    if (queues.empty()) continue;  // skipped as 208 skips it: no series
+    GroupLag& g = lags[{topic, group}];
+    for (const QueueConsumeStat& q : queues) {
+      const int64_t max = q.broker_offset;
+      const int64_t committed = q.consumer_offset;
       const int64_t lag = std::max<int64_t>(0, max - committed);
       g.lag += lag;
-      int64_t pulled = src.offsets->QueryPull(e.group, e.topic, queue);
+      int64_t pulled = src.offsets->QueryPull(group, topic, q.queue_id);
       if (pulled < committed) pulled = committed;  // nothing handed out past the commit
       pulled = std::min(pulled, max);
       g.inflight += pulled - std::min(committed, pulled);
       g.ready += std::max<int64_t>(0, max - pulled);
       if (lag > 0) {
-        auto t = src.store->GetMessageStoreTime(e.topic, queue, QueueOffset(committed));
+        auto t = src.store->GetMessageStoreTime(topic, q.queue_id, QueueOffset(committed));
         if (t.ok() && (g.oldest_unconsumed_ms < 0 || *t < g.oldest_unconsumed_ms)) {
           g.oldest_unconsumed_ms = *t;
         }

@@ -27,6 +27,7 @@
 #include "broker/config/topic_config_manager.h"
 #include "broker/metrics/prom_text.h"
 #include "broker/metrics/rpc_stats.h"
+#include "broker/service/consume_stats_service.h"
 #include "broker/service/consumer_manager.h"
 #include "broker/service/producer_manager.h"
 #include "broker/service/timer_service.h"
@@ -44,6 +45,8 @@ struct MetricsSources {
   const RpcStats* rpc = nullptr;
   const MessageStore* store = nullptr;
   const ConsumerOffsetManager* offsets = nullptr;
+  // Lag: the queues and offsets of GET_CONSUME_STATS (208); without it no lag series.
+  const ConsumeStatsService* consume_stats = nullptr;
   const ConsumerManager* consumers = nullptr;
   const ProducerManager* producers = nullptr;
   const TopicConfigManager* topics = nullptr;
