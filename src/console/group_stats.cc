@@ -1,39 +1,21 @@
 #include "console/group_stats.h"
 
+#include <optional>
 #include <set>
 
 namespace rocketstore::console {
 
 GroupStats ComputeGroupStats(broker::Broker& broker, const std::string& group,
                              const std::string& topic) {
+  // The admin protocol's numbers (GET_CONSUME_STATS, 208), not a second computation.
+  const broker::GroupConsumeStats stats = broker.consume_stats().ConsumeStats(
+      group, topic.empty() ? std::nullopt : std::optional<std::string>(topic));
   GroupStats out;
-  std::set<std::string> topics;
-  if (topic.empty()) {
-    topics = broker.offsets().TopicsOf(group);
-  } else {
-    topics.insert(topic);
+  for (const broker::QueueConsumeStat& q : stats.queues) {
+    out.queues.push_back(
+        QueueStats{q.topic, q.queue_id, q.broker_offset, q.consumer_offset, q.last_timestamp});
   }
-  const auto online = broker.consumers().Find(group);
-  const bool has_subscriptions = online && !online->subscriptions.empty();
-  MessageStore& store = broker.store();
-  for (const std::string& t : topics) {
-    auto config = broker.topics().Find(t);
-    if (!config) continue;
-    if (has_subscriptions && !online->subscriptions.count(t)) continue;
-    for (int32_t q = 0; q < config->read_queue_nums; ++q) {
-      QueueStats s;
-      s.topic = t;
-      s.queue_id = q;
-      s.broker_offset = std::max<int64_t>(0, store.GetMaxOffsetInQueue(t, q).value());
-      s.consumer_offset = std::max<int64_t>(0, broker.offsets().Query(group, t, q));
-      if (s.consumer_offset - 1 >= 0) {
-        auto ts = store.GetMessageStoreTime(t, q, QueueOffset(s.consumer_offset - 1));
-        if (ts.ok() && *ts > 0) s.last_timestamp = *ts;
-      }
-      out.diff_total += s.lag();
-      out.queues.push_back(std::move(s));
-    }
-  }
+  out.diff_total = stats.TotalDiff();
   return out;
 }
 

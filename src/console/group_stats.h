@@ -6,8 +6,9 @@
 // a topic it does not subscribe; per read queue brokerOffset = max offset (>= 0),
 // consumerOffset = committed offset (< 0 counts as 0), lastTimestamp = store time of the
 // message before the committed offset; diffTotal = sum of brokerOffset - consumerOffset
-// (ConsumeStats.computeTotalDiff). One function, so the console's lag, its chart and the
-// admin protocol cannot disagree.
+// (ConsumeStats.computeTotalDiff). Read from the broker's ConsumeStatsService, which
+// answers 208 and feeds the Prometheus lag gauges: the console's lag, its chart, the
+// metrics and the admin protocol cannot disagree.
 //
 // Thread-safety: reads the broker's thread-safe managers; call from any thread.
 #pragma once
