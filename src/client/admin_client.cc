@@ -81,8 +81,17 @@ Status CheckReply(const RemotingCommand& resp, int32_t request_code, const std::
   }
   const bool not_found = resp.code == 17 || resp.code == 22 || resp.code == 26 ||
                          resp.code == 206 /* CONSUMER_NOT_ONLINE */;
-  return Status(not_found ? StatusCode::kNotFound : StatusCode::kUnavailable,
-                what + " at " + where + " answered code " + std::to_string(resp.code) +
+  // Only a busy or overloaded server is "try again" (kUnavailable, the CLI's network hint);
+  // any other answer is the server refusing this request, for the reason in its remark.
+  const bool busy = resp.code == protocol::ToInt(protocol::ResponseCode::kSystemBusy);
+  const StatusCode code = not_found ? StatusCode::kNotFound
+                          : busy    ? StatusCode::kUnavailable
+                                    : StatusCode::kFailedPrecondition;
+  const std::string_view name = protocol::ResponseCodeName(resp.code);
+  return Status(code,
+                what + " at " + where + " answered " +
+                    (name.empty() ? "code " + std::to_string(resp.code)
+                                  : std::string(name) + " (" + std::to_string(resp.code) + ")") +
                     (resp.remark ? ": " + *resp.remark : std::string()));
 }
 

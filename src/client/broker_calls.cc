@@ -17,11 +17,18 @@ Result<RemotingCommand> BrokerCall::Call(RemotingCommand req, const std::string&
   }
   RS_ASSIGN_OR_RETURN(RemotingCommand resp, transport->Invoke(addr, std::move(req), timeout_ms));
   if (resp.code != 0) {
-    return Status(resp.code == protocol::ToInt(protocol::ResponseCode::kQueryNotFound) ||
-                          resp.code == protocol::ToInt(protocol::ResponseCode::kTopicNotExist)
-                      ? StatusCode::kNotFound
-                      : StatusCode::kUnavailable,
-                  what + " at " + addr + ": broker answered code " + std::to_string(resp.code) +
+    // kUnavailable (the CLI's "is it running and reachable" hint) only for a busy broker;
+    // any other answer is a refusal of this request, for the reason in the remark.
+    const bool not_found = resp.code == protocol::ToInt(protocol::ResponseCode::kQueryNotFound) ||
+                           resp.code == protocol::ToInt(protocol::ResponseCode::kTopicNotExist);
+    const bool busy = resp.code == protocol::ToInt(protocol::ResponseCode::kSystemBusy);
+    const std::string_view name = protocol::ResponseCodeName(resp.code);
+    return Status(not_found ? StatusCode::kNotFound
+                  : busy    ? StatusCode::kUnavailable
+                            : StatusCode::kFailedPrecondition,
+                  what + " at " + addr + ": broker answered " +
+                      (name.empty() ? "code " : std::string(name) + " ") +
+                      std::to_string(resp.code) +
                       (resp.remark ? " (" + *resp.remark + ")" : std::string()));
   }
   return resp;

@@ -174,6 +174,19 @@ TEST(AdminDecode, BrokenBodiesAreErrors) {
   protocol::RemotingCommand nf;
   nf.code = 17;
   EXPECT_EQ(CheckReply(nf, 202, "b").code(), StatusCode::kNotFound);
+  // A refusal is not a connectivity problem (the CLI prints its network hint only for
+  // kUnavailable): NO_PERMISSION names itself and keeps the broker's remark.
+  protocol::RemotingCommand refused;
+  refused.code = 16;
+  refused.remark = "the topic TBW102 is a system topic";
+  s = CheckReply(refused, 17, "broker b");
+  EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(s.message().find("NO_PERMISSION (16): the topic TBW102 is a system topic"),
+            std::string::npos)
+      << s.message();
+  protocol::RemotingCommand busy;
+  busy.code = 2;
+  EXPECT_EQ(CheckReply(busy, 17, "broker b").code(), StatusCode::kUnavailable);
 }
 
 }  // namespace

@@ -164,6 +164,15 @@ TEST_F(CliTest, UnreachableNameServerExitsOneWithAHint) {
   EXPECT_NE(r.err.find("hint:"), std::string::npos) << r.err;
 }
 
+TEST_F(CliTest, ABrokersRefusalIsNotReportedAsANetworkProblem) {
+  // The broker refuses to create a system topic: exit 1 with its reason, and no hint to
+  // check that the servers are reachable (they answered).
+  CliRun r = Cli("topic create SCHEDULE_TOPIC_XXXX");
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_EQ(r.err.find("reachable"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("SCHEDULE_TOPIC_XXXX"), std::string::npos) << r.err;
+}
+
 TEST_F(CliTest, HelpHasExamples) {
   CliRun r = Cli("produce --help");
   EXPECT_EQ(r.code, 0);
