@@ -19,7 +19,9 @@ void AddGlobal(CLI::App* c, CliState& s) {
 ClientCli::ClientCli(CLI::App& app) : s_(std::make_unique<CliState>()) {
   CliState& s = *s_;
   // ---- topic ----
-  CLI::App* topic = app.add_subcommand("topic", "Create, list, describe, alter and delete topics.");
+  CLI::App* topic = app.add_subcommand("topic",
+                                       "Create, list, describe, alter and delete topics.\n"
+                                       "Example: rocketstore topic create orders --queues 8");
   topic->require_subcommand(1);
   s.topic_create = topic->add_subcommand("create",
                                          "Create TOPIC on every master broker (of --cluster).\n"
@@ -60,10 +62,13 @@ ClientCli::ClientCli(CLI::App& app) : s_(std::make_unique<CliState>()) {
   }
 
   // ---- group ----
-  CLI::App* group =
-      app.add_subcommand("group", "Consumer groups: list, describe (lag), seek, delete.");
+  CLI::App* group = app.add_subcommand("group",
+                                       "Consumer groups: list, describe (lag), seek, delete.\n"
+                                       "Example: rocketstore group describe billing");
   group->require_subcommand(1);
-  s.group_list = group->add_subcommand("list", "List the subscription groups of every broker.");
+  s.group_list = group->add_subcommand("list",
+                                       "List the subscription groups of every broker.\n"
+                                       "Example: rocketstore group list --format json");
   s.group_describe = group->add_subcommand(
       "describe",
       "Members and per-queue lag (broker offset - committed offset) of GROUP, with the store "
@@ -154,7 +159,10 @@ ClientCli::ClientCli(CLI::App& app) : s_(std::make_unique<CliState>()) {
   AddGlobal(s.consume, s);
 
   // ---- message ----
-  CLI::App* message = app.add_subcommand("message", "Look up single messages.");
+  CLI::App* message =
+      app.add_subcommand("message",
+                         "Look up single messages.\n"
+                         "Example: rocketstore message find --topic orders --key order-1");
   message->require_subcommand(1);
   s.message_get = message->add_subcommand(
       "get",
@@ -177,7 +185,9 @@ ClientCli::ClientCli(CLI::App& app) : s_(std::make_unique<CliState>()) {
   }
 
   // ---- cluster ----
-  CLI::App* cluster = app.add_subcommand("cluster", "The cluster as the name server sees it.");
+  CLI::App* cluster = app.add_subcommand("cluster",
+                                         "The cluster as the name server sees it.\n"
+                                         "Example: rocketstore cluster status");
   cluster->require_subcommand(1);
   s.cluster_status =
       cluster->add_subcommand("status",
@@ -186,7 +196,9 @@ ClientCli::ClientCli(CLI::App& app) : s_(std::make_unique<CliState>()) {
   AddGlobal(s.cluster_status, s);
 
   // ---- bench ----
-  CLI::App* bench = app.add_subcommand("bench", "Measure produce and consume throughput.");
+  CLI::App* bench = app.add_subcommand("bench",
+                                       "Measure produce and consume throughput.\n"
+                                       "Example: rocketstore bench produce bench --count 100000");
   bench->require_subcommand(1);
   s.bench_produce = bench->add_subcommand(
       "produce",

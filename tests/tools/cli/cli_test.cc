@@ -177,6 +177,16 @@ TEST_F(CliTest, HelpHasExamples) {
   CliRun r = Cli("produce --help");
   EXPECT_EQ(r.code, 0);
   EXPECT_NE(r.out.find("Examples:"), std::string::npos) << r.out;
+  // Every command, parents included, shows at least one example.
+  for (const char* cmd :
+       {"topic",        "topic create",   "topic list", "topic describe", "topic delete",
+        "topic alter",  "group",          "group list", "group describe", "group seek",
+        "group delete", "consume",        "message",    "message get",    "message find",
+        "cluster",      "cluster status", "bench",      "bench produce",  "bench consume"}) {
+    CliRun h = Cli(std::string(cmd) + " --help");
+    EXPECT_EQ(h.code, 0) << cmd << ": " << h.err;
+    EXPECT_NE(h.out.find("Example"), std::string::npos) << cmd << ":\n" << h.out;
+  }
 }
 
 TEST_F(CliTest, TopicCreateAndDescribeGolden) {
