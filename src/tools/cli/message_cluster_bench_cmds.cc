@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdlib>
 #include <mutex>
 
 #include "base/clock.h"
@@ -306,6 +307,13 @@ int RunCluster(CliState& s, FILE* out, FILE* err) {
           std::string v = get(k);
           return v.substr(0, v.find(' '));
         };
+        // A rate for the table: one decimal ("0.9996667777407531" reads as "1.0").
+        auto rate = [&](const char* k) {
+          const std::string v = first(k);
+          char* end = nullptr;
+          const double d = std::strtod(v.c_str(), &end);
+          return end != v.c_str() && *end == '\0' ? fmt::format("{:.1f}", d) : v;
+        };
         Json bj = Json::Object()
                       .Add("name", name)
                       .Add("id", id)
@@ -323,8 +331,8 @@ int RunCluster(CliState& s, FILE* out, FILE* err) {
         for (const auto& [k, v] : kv) runtime.Add(k, v);
         bj.Add("runtime", runtime);
         brokers.Push(bj);
-        t.Row({cluster, name, std::to_string(id), addr, get("brokerVersionDesc"), first("putTps"),
-               first("getTransferedTps"), get("msgPutTotalTodayNow"), get("msgGetTotalTodayNow"),
+        t.Row({cluster, name, std::to_string(id), addr, get("brokerVersionDesc"), rate("putTps"),
+               rate("getTransferedTps"), get("msgPutTotalTodayNow"), get("msgGetTotalTodayNow"),
                get("commitLogDiskRatio"), get("remainHowManyDataToFlush"),
                get("dispatchBehindBytes")});
       }

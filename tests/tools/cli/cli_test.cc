@@ -310,6 +310,28 @@ TEST_F(CliTest, ClusterStatusListsTheBroker) {
   EXPECT_EQ(b.Str("version"), "V4_9_8");  // from GET_BROKER_RUNTIME_INFO (28)
   EXPECT_NE(b.Str("dispatchBehindBytes"), "-");
   EXPECT_NE(b.Str("flushBehindBytes"), "-");
+  // The table shows the rates with one decimal (the JSON keeps the broker's string).
+  r = Cli("cluster status");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const size_t row = r.out.find("broker-a");
+  ASSERT_NE(row, std::string::npos) << r.out;
+  std::vector<std::string> cells;
+  size_t i = row;
+  while (i < r.out.size() && r.out[i] != '\n') {
+    const size_t b = r.out.find_first_not_of(' ', i);
+    if (b == std::string::npos || r.out[b] == '\n') break;
+    size_t e = r.out.find_first_of(" \n", b);
+    if (e == std::string::npos) e = r.out.size();
+    cells.push_back(r.out.substr(b, e - b));
+    i = e;
+  }
+  // broker-a, id, addr, version, put tps, get tps, ...
+  ASSERT_GE(cells.size(), 6u) << r.out;
+  for (size_t c : {4u, 5u}) {
+    const std::string& tps = cells[c];
+    const size_t dot = tps.find('.');
+    EXPECT_TRUE(dot != std::string::npos && dot + 2 == tps.size()) << tps << "\n" << r.out;
+  }
 }
 
 }  // namespace
