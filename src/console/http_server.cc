@@ -38,6 +38,29 @@ Status ConsoleServer::Start(const std::string& host, uint16_t port) {
   });
   s.set_read_timeout(10, 0);
   auto api = [this](const httplib::Request& req, httplib::Response& res) {
+    // Cross-site request forgery: the console has no authentication, so any web page the
+    // operator opens could otherwise POST a form to it (browsers send simple cross-origin
+    // POSTs without asking). A changing call must carry X-Rocketstore-Console, a header a
+    // page of another origin cannot add without a CORS preflight (which is never granted),
+    // and an Origin, when sent, must be this server's.
+    if (req.method == "POST") {
+      if (!req.has_header("X-Rocketstore-Console")) {
+        Send(res, internal::ErrorReply(
+                      403,
+                      "a POST to the console API needs the header X-Rocketstore-Console "
+                      "(the console's pages send it; with curl add -H "
+                      "'X-Rocketstore-Console: 1'): cross-site request protection"));
+        return;
+      }
+      const std::string origin = req.get_header_value("Origin");
+      const std::string host = req.get_header_value("Host");
+      if (!origin.empty() && origin != "http://" + host && origin != "https://" + host) {
+        Send(res, internal::ErrorReply(403, "cross-origin POST refused: Origin " +
+                                                origin.substr(0, 200) + " is not this console (" +
+                                                host.substr(0, 200) + ")"));
+        return;
+      }
+    }
     HttpRequest r;
     r.method = req.method;
     r.path = req.path;

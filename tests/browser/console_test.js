@@ -156,11 +156,19 @@ async function main() {
   step = 'bad-input';
   for (const [method, p, want] of [['GET', '/api/message?offset=abc', 400], ['GET', '/api/message', 400], ['GET', '/api/nothing', 404],
     ['DELETE', '/api/topics', 405], ['GET', '/api/messages/by-key?topic=NoSuchTopic&key=x', 404], ['POST', '/api/topics?topic=bad%20name', 400]]) {
-    const r = await fetch(`${URL_.replace(/\/$/, '')}${p}`, { method });
+    const r = await fetch(`${URL_.replace(/\/$/, '')}${p}`, { method, headers: { 'X-Rocketstore-Console': '1' } });
     const body = await r.json().catch(() => null);
     check(r.status === want && body && typeof body.error === 'string' && body.error.length > 0, `${method} ${p}: ${r.status} ${JSON.stringify(body)}`);
   }
   console.log('ok: bad input answered with 4xx + JSON errors');
+  // Cross-site request protection: a POST without the console's header (what a form on
+  // another site sends) or from another Origin is refused and changes nothing.
+  step = 'csrf';
+  for (const headers of [{}, { 'X-Rocketstore-Console': '1', Origin: 'http://evil.example' }]) {
+    const r = await fetch(`${URL_.replace(/\/$/, '')}/api/topics?topic=CsrfTopic`, { method: 'POST', headers });
+    check(r.status === 403, `csrf POST ${JSON.stringify(headers)}: ${r.status}`);
+  }
+  console.log('ok: cross-site POSTs refused');
   await browser.close();
   broker.close(); namesrv.close();
 }

@@ -81,14 +81,23 @@ TEST_F(ConsoleHttpTest, ApiOverHttpWithJsonErrors) {
   EXPECT_NE(bad->body.find("not an integer"), std::string::npos) << bad->body;
   // A form-encoded POST body carries the parameters.
   httplib::Params form{{"topic", "FormTopic"}, {"readQueueNums", "3"}};
-  auto created = client_->Post("/api/topics", form);
+  // Without the console's header (a cross-site form) or from another Origin: refused.
+  auto forged = client_->Post("/api/topics", form);
+  ASSERT_TRUE(forged);
+  EXPECT_EQ(forged->status, 403) << forged->body;
+  auto other_origin = client_->Post(
+      "/api/topics", {{"X-Rocketstore-Console", "1"}, {"Origin", "http://evil.example"}}, form);
+  ASSERT_TRUE(other_origin);
+  EXPECT_EQ(other_origin->status, 403) << other_origin->body;
+  EXPECT_FALSE(broker_->topics().Find("FormTopic"));
+  auto created = client_->Post("/api/topics", {{"X-Rocketstore-Console", "1"}}, form);
   ASSERT_TRUE(created);
   EXPECT_EQ(created->status, 200) << created->body;
   EXPECT_TRUE(broker_->topics().Find("FormTopic"));
   auto wrong = client_->Delete("/api/topics");
   ASSERT_TRUE(wrong);
   EXPECT_EQ(wrong->status, 405);
-  auto post_page = client_->Post("/index.html");
+  auto post_page = client_->Post("/index.html", {{"X-Rocketstore-Console", "1"}}, "", "text/plain");
   ASSERT_TRUE(post_page);
   EXPECT_GE(post_page->status, 400);
   EXPECT_LT(post_page->status, 500);
