@@ -62,6 +62,7 @@ Status Broker::OpenStoreAndConfig() {
   using layout::ConfigFile;
   topics_ = std::make_unique<TopicConfigManager>(fs_, clock_,
                                                  layout::ConfigPath(root, ConfigFile::kTopics));
+  permission_ = std::make_unique<BrokerPermission>(options_.broker_permission);
   offsets_ = std::make_unique<ConsumerOffsetManager>(
       fs_, clock_, layout::ConfigPath(root, ConfigFile::kConsumerOffset));
   groups_ = std::make_unique<SubscriptionGroupManager>(
@@ -113,7 +114,7 @@ void Broker::BuildServices() {
   ro.cluster_name = options_.cluster_name;
   ro.broker_name = options_.broker_name;
   ro.interval_ms = options_.register_interval_ms;
-  registrar_ = std::make_unique<NamesrvRegistrar>(ro, *topics_);
+  registrar_ = std::make_unique<NamesrvRegistrar>(ro, *topics_, permission_.get());
   registrar_runner_ =
       std::make_unique<ServiceRunner>("broker-register", milliseconds(1000), [this] {
         if (Status s = registrar_->RunOnce(clock_.MonotonicNanos() / 1000000); !s.ok()) {
@@ -134,7 +135,7 @@ void Broker::BuildServices() {
   reput_ = std::make_unique<Reputter>(*store_, pipeline_);
   RetryService::Options rto;
   rto.auto_create_subscription_group = options_.auto_create_subscription_group;
-  rto.broker_permission = options_.broker_permission;
+  rto.permission = permission_.get();
   BrokerStats* counting = options_.metrics_counting ? stats_.get() : nullptr;
   rto.stats = counting;
   retry_ = std::make_unique<RetryService>(rto, *groups_, *topics_, *reput_, request_registration);
@@ -153,6 +154,7 @@ void Broker::BuildServices() {
   so.auto_create_topic = options_.auto_create_topic;
   so.groups = groups_.get();
   so.stats = counting;
+  so.permission = permission_.get();
   send_ = std::make_unique<SendService>(so, *store_, *topics_, pipeline_, request_registration);
   schedule_ = std::make_unique<ScheduleDeliveryService>(*delay_levels_, *store_, *reput_,
                                                         *delay_offsets_, clock_);
@@ -185,6 +187,7 @@ void Broker::BuildServices() {
   po.short_polling_ms = options_.short_polling_ms;
   po.enable_property_filter = options_.enable_property_filter;
   po.stats = counting;
+  po.permission = permission_.get();
   pull_ = std::make_unique<PullService>(po, clock_, *store_, *topics_, *groups_, *offsets_,
                                         *consumers_, *holds_);
   clients_ = std::make_unique<ClientService>(*consumers_, *producers_, *topics_, *groups_,
@@ -272,6 +275,10 @@ Status Broker::Start() {
   send_->set_store_host(store_host);
   reput_->set_store_host(store_host);
   reply_->set_store_host(store_host);
+  {
+    const std::string text = store_host.ToString();
+    permission_->set_host(text.substr(0, text.rfind(':')));
+  }
   // The pending halves, before any request can settle one (requests are answered
   // SYSTEM_BUSY until SetReady).
   if (Status s = transactions_->Recover(); !s.ok()) {
@@ -301,6 +308,12 @@ void Broker::BuildAdminA() {
         retry_->set_auto_create_subscription_group(o.auto_create_subscription_group);
         pull_->set_long_polling(o.long_polling);
         pull_->set_short_polling_ms(o.short_polling_ms);
+        // As Java: a new brokerPermission re-registers at once, under a new topic data
+        // version so the name servers take the re-masked perms.
+        if (permission_->set(o.broker_permission)) {
+          topics_->BumpDataVersion();
+          registrar_->RequestNow();
+        }
       });
   boot_ms_ = clock_.NowMillis();
   RuntimeInfoService::Sources rs;

@@ -48,6 +48,7 @@
 #include "broker/remoting/remoting_frontend.h"
 #include "broker/schedule/delay_level_table.h"
 #include "broker/schedule/schedule_delivery_service.h"
+#include "broker/service/broker_permission.h"
 #include "broker/service/reput.h"
 #include "broker/service/timer_service.h"
 #include "broker/stats/broker_stats.h"
@@ -122,6 +123,8 @@ class Broker {
   std::string address_;
   std::unique_ptr<MessageStore> store_;
   std::unique_ptr<TopicConfigManager> topics_;
+  // brokerPermission, read by send / pull / send-back / registration; set by 25.
+  std::unique_ptr<BrokerPermission> permission_;
   std::unique_ptr<ConsumerOffsetManager> offsets_;
   std::unique_ptr<SubscriptionGroupManager> groups_;
   std::unique_ptr<DelayOffsetManager> delay_offsets_;

@@ -37,7 +37,7 @@ struct BrokerOptions {
   bool metrics_counting = true;
   bool auto_create_topic = true;                // autoCreateTopicEnable
   bool auto_create_subscription_group = true;   // autoCreateSubscriptionGroup (send-back)
-  int32_t broker_permission = 6;                // brokerPermission (PermName bits; send-back)
+  int32_t broker_permission = 6;                // brokerPermission (PermName bits)
   bool long_polling = true;                     // longPollingEnable
   bool enable_property_filter = true;           // enablePropertyFilter (SQL92; Java: false)
   int64_t short_polling_ms = 1000;              // shortPollingTimeMills

@@ -8,8 +8,9 @@ namespace rocketstore::broker {
 using protocol::RemotingCommand;
 using protocol::RequestCode;
 
-NamesrvRegistrar::NamesrvRegistrar(Options options, const TopicConfigManager& topics)
-    : options_(std::move(options)), topics_(topics) {}
+NamesrvRegistrar::NamesrvRegistrar(Options options, const TopicConfigManager& topics,
+                                   const BrokerPermission* permission)
+    : options_(std::move(options)), topics_(topics), permission_(permission) {}
 
 void NamesrvRegistrar::RequestNow() {
   requested_.store(true, std::memory_order_release);
@@ -27,7 +28,9 @@ Status NamesrvRegistrar::RunOnce(int64_t now_ms) {
 Status NamesrvRegistrar::RegisterAll() {
   if (options_.namesrv_addrs.empty()) return Status::OK();
   const std::string body =
-      "{\"filterServerList\":[],\"topicConfigSerializeWrapper\":" + topics_.ToJson() + "}";
+      "{\"filterServerList\":[],\"topicConfigSerializeWrapper\":" +
+      (permission_ != nullptr ? topics_.RegistrationJson(permission_->get()) : topics_.ToJson()) +
+      "}";
   std::lock_guard lock(mu_);
   Status last = Status::OK();
   int accepted = 0;

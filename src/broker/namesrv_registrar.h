@@ -4,7 +4,9 @@
 // BrokerController.registerBrokerAll, BrokerOuterAPI). REGISTER_BROKER carries the
 // topic table (TopicConfigSerializeWrapper); a name server forgets a broker it has not
 // heard from for 120 s, so registration repeats every `interval_ms` (30 s) and right
-// after a topic change (RequestNow).
+// after a topic change (RequestNow). While the broker's brokerPermission lacks read or
+// write, every registered topic carries the broker's bits as its perm
+// (broker/service/broker_permission.h).
 //
 // A step function: RunOnce(now_ms) registers when due or requested, with each name
 // server over its own blocking connection (reconnecting when needed). It runs on the
@@ -24,6 +26,7 @@
 
 #include "base/status.h"
 #include "broker/metadata.h"
+#include "broker/service/broker_permission.h"
 #include "net/remoting_client.h"
 
 namespace rocketstore::broker {
@@ -39,7 +42,9 @@ class NamesrvRegistrar {
     int64_t timeout_ms = 3000;
   };
 
-  NamesrvRegistrar(Options options, const TopicConfigManager& topics);
+  // `permission` may be null (read and write); it must outlive the registrar.
+  NamesrvRegistrar(Options options, const TopicConfigManager& topics,
+                   const BrokerPermission* permission = nullptr);
 
   // The address clients connect to, known once the server listens. REQUIRES: before the
   // first RunOnce.
@@ -58,6 +63,7 @@ class NamesrvRegistrar {
  private:
   Options options_;
   const TopicConfigManager& topics_;
+  const BrokerPermission* const permission_;
   std::function<void()> wake_;
   std::atomic<bool> requested_{true};
   int64_t next_due_ms_ = 0;

@@ -223,8 +223,10 @@ TEST_F(RetryServiceTest, UnknownGroupIsAutoCreatedByDefault) {
 }
 
 TEST_F(RetryServiceTest, ReadOnlyBrokerRefusesTheSendBack) {
+  BrokerPermission read_only(kPermRead);
+  read_only.set_host("127.0.0.1");
   RetryService::Options o;
-  o.broker_permission = kPermRead;
+  o.permission = &read_only;
   Build(o);
   const int64_t off = OffsetOf(Send("JV_sendback"));
   SendBackResult r = SendBack(off, 0);

@@ -85,6 +85,25 @@ std::string TopicConfigManager::EncodeLocked() const {
                                   unknown_top_level_);
 }
 
+std::string TopicConfigManager::RegistrationJson(int32_t broker_perm) const {
+  const bool full = (broker_perm & kPermRead) != 0 && (broker_perm & kPermWrite) != 0;
+  std::lock_guard lock(mu_);
+  if (full) return EncodeLocked();
+  std::map<std::string, TopicConfig, std::less<>> masked = topics_;
+  for (auto& [name, c] : masked) c.perm = broker_perm;
+  return cj::EncodeVersionedTable(version_.ToJson(), "topicConfigTable", masked, EncodeTopic,
+                                  unknown_top_level_);
+}
+
+void TopicConfigManager::BumpDataVersion() {
+  {
+    std::lock_guard lock(mu_);
+    BumpLocked(version_);
+    MarkDirtyLocked();
+  }
+  NotifyChanged();
+}
+
 std::optional<TopicConfig> TopicConfigManager::Find(std::string_view topic) const {
   std::lock_guard lock(mu_);
   auto it = topics_.find(topic);

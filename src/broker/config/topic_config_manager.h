@@ -65,6 +65,13 @@ class TopicConfigManager final : public ConfigManager {
   // The existing config, or a new one with `queues` read/write queues and RW perm.
   TopicConfig EnsureSystemTopic(std::string_view topic, int32_t queues);
   DataVersion data_version() const;
+  // The topicConfigSerializeWrapper a broker whose brokerPermission is `perm` registers:
+  // ToJson() itself, except that every topic's perm is replaced by `perm` unless it has
+  // both read and write (RocketMQ's registerBrokerAll; broker/service/broker_permission.h).
+  std::string RegistrationJson(int32_t broker_perm) const;
+  // Next data version (mutation of nothing else): a name server only takes a registered
+  // topic table whose version changed, so a brokerPermission change bumps it.
+  void BumpDataVersion();
 
  private:
   std::string EncodeLocked() const override;

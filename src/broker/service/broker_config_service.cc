@@ -14,10 +14,8 @@ BrokerConfigService::BrokerConfigService(BrokerOptions initial, Clock& clock,
 
 const std::vector<std::string_view>& BrokerConfigService::RuntimeKeys() {
   static const std::vector<std::string_view> keys = {
-      "autoCreateSubscriptionGroup",
-      "autoCreateTopicEnable",
-      "longPollingEnable",
-      "shortPollingTimeMills",
+      "autoCreateSubscriptionGroup", "autoCreateTopicEnable", "brokerPermission",
+      "longPollingEnable",           "shortPollingTimeMills",
   };
   return keys;
 }

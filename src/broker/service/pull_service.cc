@@ -135,6 +135,10 @@ std::optional<PullResult> PullService::PullOnce(const RequestContext& context,
                                                 const PullRequest& req, bool first_pass,
                                                 int64_t deadline_ms, const Callback& done) {
   PullResult r;
+  if (options_.permission != nullptr && !options_.permission->readable()) {
+    r.verdict = options_.permission->PullingForbidden();
+    return r;
+  }
   SubscriptionGroupConfig group = groups_.FindOrCreate(req.consumer_group);
   if (!group.consume_enable) {
     r.verdict = Verdict::Error(Outcome::kNoPermission,

@@ -33,6 +33,7 @@
 
 #include "base/clock.h"
 #include "broker/metadata.h"
+#include "broker/service/broker_permission.h"
 #include "broker/service/client_channel.h"
 #include "broker/service/consumer_manager.h"
 #include "broker/service/outcome.h"
@@ -83,6 +84,9 @@ class PullService {
     // When set, every pull that returns messages is counted (per topic and group). Must
     // outlive the service.
     BrokerStats* stats = nullptr;
+    // brokerPermission (null: read and write): without read, every pull is refused
+    // (broker/service/broker_permission.h). Must outlive the service.
+    const BrokerPermission* permission = nullptr;
   };
   using Callback = std::function<void(PullResult)>;
 

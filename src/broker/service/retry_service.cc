@@ -86,10 +86,9 @@ SendBackResult RetryService::SendBack(const RequestContext& context,
     r.verdict = GroupNotExist(request.group);
     return r;
   }
-  if ((options_.broker_permission & kPermWrite) == 0) {
-    std::string host = reput_.store_host().ToString();
-    host = host.substr(0, host.rfind(':'));
-    return fail(Outcome::kNoPermission, "the broker[" + host + "] sending message is forbidden");
+  if (options_.permission != nullptr && !options_.permission->writable()) {
+    r.verdict = options_.permission->SendingForbidden();
+    return r;
   }
   if (group->retry_queue_nums <= 0) return r;  // SUCCESS, nothing stored (as Java)
 

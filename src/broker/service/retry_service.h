@@ -36,6 +36,7 @@
 
 #include "broker/hooks/put_pipeline.h"
 #include "broker/metadata.h"
+#include "broker/service/broker_permission.h"
 #include "broker/service/client_channel.h"
 #include "broker/service/outcome.h"
 #include "broker/service/reput.h"
@@ -67,8 +68,9 @@ struct SendBackResult {
 class RetryService {
  public:
   struct Options {
-    bool auto_create_subscription_group = true;          // autoCreateSubscriptionGroup
-    int32_t broker_permission = kPermRead | kPermWrite;  // brokerPermission
+    bool auto_create_subscription_group = true;  // autoCreateSubscriptionGroup
+    // brokerPermission (null: read and write). Must outlive the service.
+    const BrokerPermission* permission = nullptr;
     // When set, every stored send-back is counted under the message's original topic
     // (RETRY_TOPIC, else its topic) and the group. Must outlive the service.
     BrokerStats* stats = nullptr;

@@ -92,6 +92,9 @@ Verdict SendService::ResolveTopic(const SendRequest& request, Resolved* out) {
     }
     if (on_topic_created_) on_topic_created_();
   }
+  if (config->order && options_.permission != nullptr && !options_.permission->writable()) {
+    return options_.permission->SendingForbidden();
+  }
   if ((config->perm & kPermWrite) == 0) {
     return Verdict::Error(Outcome::kNoPermission, "the topic[" + topic + "] sending is forbidden");
   }

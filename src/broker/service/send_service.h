@@ -30,6 +30,7 @@
 
 #include "broker/hooks/put_pipeline.h"
 #include "broker/metadata.h"
+#include "broker/service/broker_permission.h"
 #include "broker/service/client_channel.h"
 #include "broker/service/outcome.h"
 #include "broker/stats/broker_stats.h"
@@ -84,6 +85,9 @@ class SendService {
     // When set, every stored send is counted (per topic and message type). Must outlive
     // the service.
     BrokerStats* stats = nullptr;
+    // brokerPermission (null: read and write): without write, sends to order topics are
+    // refused (broker/service/broker_permission.h). Must outlive the service.
+    const BrokerPermission* permission = nullptr;
   };
   using Callback = std::function<void(SendResult)>;
 
