@@ -48,7 +48,9 @@ struct CliState {
   // message
   CLI::App *message_get = nullptr, *message_find = nullptr;
   std::string msg_id, key;
-  int64_t begin_ms = 0, end_ms = INT64_MAX, segment_size = int64_t{1} << 30;
+  int64_t begin_ms = 0, end_ms = INT64_MAX;
+  // --segment-size; 0: each broker's mappedFileSizeCommitLog (GET_BROKER_CONFIG).
+  int64_t segment_size = 0;
   int32_t max_num = 32;
   // cluster
   CLI::App* cluster_status = nullptr;

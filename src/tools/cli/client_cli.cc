@@ -179,8 +179,9 @@ ClientCli::ClientCli(CLI::App& app) : s_(std::make_unique<CliState>()) {
   s.message_find->add_option("--key", s.key, "A KEYS token")->required();
   s.message_find->add_option("--max", s.max_num, "At most this many")->capture_default_str();
   for (CLI::App* c : {s.message_get, s.message_find}) {
-    c->add_option("--segment-size", s.segment_size, "The broker's CommitLog segment size")
-        ->capture_default_str();
+    c->add_option("--segment-size", s.segment_size,
+                  "CommitLog segment size in bytes for the location (default: the broker's "
+                  "mappedFileSizeCommitLog, asked with GET_BROKER_CONFIG)");
     AddGlobal(c, s);
   }
 

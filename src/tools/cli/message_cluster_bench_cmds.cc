@@ -7,6 +7,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
+#include <map>
 #include <mutex>
 
 #include "base/clock.h"
@@ -22,9 +23,26 @@ Json MessageJson(const client::MessageExt& m);  // produce_consume_cmds.cc
 
 namespace {
 
-void PrintMessage(const CliState& s, const client::MessageExt& m, FILE* out) {
-  const std::string where = SegmentExplanation(m.commit_log_offset, s.segment_size);
-  if (s.g.json()) {
+// RocketMQ's default mappedFileSizeCommitLog: what a broker that does not answer 26 with
+// the key is assumed to use.
+constexpr int64_t kDefaultSegmentSize = int64_t{1} << 30;
+
+// The commit-log segment size of the broker at `addr`: --segment-size when given, else the
+// broker's own mappedFileSizeCommitLog (GET_BROKER_CONFIG), else RocketMQ's default.
+int64_t SegmentSizeOf(const CliState& s, client::AdminClient& admin, const std::string& addr) {
+  if (s.segment_size > 0) return s.segment_size;
+  auto config = admin.GetBrokerConfig(addr);
+  if (!config.ok()) return kDefaultSegmentSize;
+  auto it = config->find("mappedFileSizeCommitLog");
+  if (it == config->end()) return kDefaultSegmentSize;
+  char* end = nullptr;
+  const long long v = std::strtoll(it->second.c_str(), &end, 10);
+  return end != it->second.c_str() && *end == '\0' && v > 0 ? v : kDefaultSegmentSize;
+}
+
+void PrintMessage(const client::MessageExt& m, int64_t segment_size, bool json, FILE* out) {
+  const std::string where = SegmentExplanation(m.commit_log_offset, segment_size);
+  if (json) {
     fmt::print(out, "{}\n",
                Json::Object().Add("message", MessageJson(m)).Add("location", where).str());
     return;
@@ -50,7 +68,7 @@ int MessageGet(CliState& s, client::AdminClient& admin, FILE* out, FILE* err) {
       if (found.ok() && !found->empty()) {
         client::MessageExt m = found->front();
         m.broker_name = b.broker_name;
-        PrintMessage(s, m, out);
+        PrintMessage(m, SegmentSizeOf(s, admin, b.MasterAddr()), s.g.json(), out);
         return kExitOk;
       }
     }
@@ -72,7 +90,7 @@ int MessageGet(CliState& s, client::AdminClient& admin, FILE* out, FILE* err) {
                     std::to_string(id->physical_offset) +
                     "; for a client message id (msgId) add --topic TOPIC");
   }
-  PrintMessage(s, *m, out);
+  PrintMessage(*m, SegmentSizeOf(s, admin, addr), s.g.json(), out);
   return kExitOk;
 }
 
@@ -80,6 +98,7 @@ int MessageFind(CliState& s, client::AdminClient& admin, FILE* out, FILE* err) {
   auto route = admin.GetRoute(s.topic);
   if (!route.ok()) return Fail(err, route.status());
   std::vector<client::MessageExt> all;
+  std::map<std::string, int64_t> segment_sizes;  // broker name -> its segment size
   for (const auto& b : (*route)->broker_datas) {
     auto found = admin.Broker(b.MasterAddr())
                      .QueryMessage(s.topic, s.key, s.max_num, s.begin_ms, s.end_ms, false);
@@ -90,6 +109,9 @@ int MessageFind(CliState& s, client::AdminClient& admin, FILE* out, FILE* err) {
     for (auto& m : *found) {
       if (m.topic != s.topic) continue;
       m.broker_name = b.broker_name;
+      if (!segment_sizes.contains(b.broker_name)) {
+        segment_sizes[b.broker_name] = SegmentSizeOf(s, admin, b.MasterAddr());
+      }
       all.push_back(std::move(m));
     }
   }
@@ -101,12 +123,13 @@ int MessageFind(CliState& s, client::AdminClient& admin, FILE* out, FILE* err) {
     for (const auto& m : all) {
       arr.Push(Json::Object()
                    .Add("message", MessageJson(m))
-                   .Add("location", SegmentExplanation(m.commit_log_offset, s.segment_size)));
+                   .Add("location",
+                        SegmentExplanation(m.commit_log_offset, segment_sizes[m.broker_name])));
     }
     fmt::print(out, "{}\n", Json::Object().Add("key", s.key).Add("messages", arr).str());
   } else {
     for (const auto& m : all) {
-      PrintMessage(s, m, out);
+      PrintMessage(m, segment_sizes[m.broker_name], false, out);
       fmt::print(out, "\n");
     }
   }

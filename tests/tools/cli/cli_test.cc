@@ -32,6 +32,9 @@ class CliTest : public ::testing::Test {
     o.binary = ROCKETSTORE_BINARY;
     o.store_dir = dir_->path() + "/store";
     o.log_file = dir_->path() + "/serve.log";
+    // A segment size of its own, which `message get` must learn from the broker.
+    o.config_file = dir_->path() + "/broker.conf";
+    std::ofstream(o.config_file) << "mappedFileSizeCommitLog=1048576\n";
     serve_ = new testing::ServeProcess(o);
     ASSERT_OK(serve_->Start());
   }
@@ -255,6 +258,19 @@ TEST_F(CliTest, ProduceConsumeAndLag) {
   EXPECT_EQ(gv.Find("message")->Str("body"), "m2");
   EXPECT_NE(gv.Str("location").find("commitlog/00000000000000000000 at position"),
             std::string::npos);
+  // The broker's own segment size (GET_BROKER_CONFIG), not a guess.
+  EXPECT_NE(gv.Str("location").find("1048576-byte segment size"), std::string::npos)
+      << gv.Str("location");
+  const int64_t m2_offset = gv.Find("message")->Int("commitLogOffset");
+  g = Cli("message get " + id + " --segment-size 64 --format json");
+  ASSERT_EQ(g.code, 0) << g.err;
+  std::string file = std::to_string(m2_offset / 64 * 64);
+  file.insert(0, 20 - file.size(), '0');
+  EXPECT_NE(Parse(g.out)
+                .Str("location")
+                .find("commitlog/" + file + " at position " + std::to_string(m2_offset % 64) + " "),
+            std::string::npos)
+      << g.out;
   const std::string uniq = pv.Find("results")->items[2].Str("msgId");
   g = Cli("message get " + uniq + " --topic lagt --format json");
   ASSERT_EQ(g.code, 0) << g.err;
