@@ -124,6 +124,14 @@ class FaultMappedRegion final : public MappedRegion {
     return CheckRange("unmap", offset, len);
   }
 
+  // In memory, every byte is "resident"; an observation, not counted as an operation.
+  Result<size_t> ResidentBytes(size_t offset, size_t len) const override {
+    std::lock_guard<std::mutex> lock(fs_->mu_);
+    RS_RETURN_IF_ERROR(fs_->CheckWorldLocked(world_.get(), What("mincore", path_)));
+    RS_RETURN_IF_ERROR(CheckRange("mincore", offset, len));
+    return len;
+  }
+
   Status Prefault(size_t offset, size_t len) override {
     const std::string what = What("prefault", path_);
     std::lock_guard<std::mutex> lock(fs_->mu_);

@@ -71,6 +71,11 @@ class MappedRegion {
   // the file). With File::DropCache it lets the page cache give those pages back.
   // REQUIRES: offset + len <= size().
   virtual Status Unmap(size_t offset, size_t len) = 0;
+
+  // How many bytes of [offset, offset + len) are in the page cache now (mincore, whole
+  // pages, capped at len): an observation that changes nothing. Costs one byte of scratch
+  // per page examined, in steps, never more than 16 KiB. REQUIRES: offset + len <= size().
+  virtual Result<size_t> ResidentBytes(size_t offset, size_t len) const = 0;
 };
 
 // An open file. Closed by the destructor (errors on close are not reportable there;

@@ -117,6 +117,30 @@ class PosixMappedRegion final : public MappedRegion {
     return Status::OK();
   }
 
+  Result<size_t> ResidentBytes(size_t offset, size_t len) const override {
+    if (offset > size_ || len > size_ - offset) {
+      return OutOfRange("mincore " + path_ + ": range [" + std::to_string(offset) + ", +" +
+                        std::to_string(len) + ") exceeds mapping of " + std::to_string(size_) +
+                        " bytes");
+    }
+    if (len == 0) return size_t{0};
+    const size_t page = PageSize();
+    auto [start, span] = PageRange(offset, len);
+    constexpr size_t kStepPages = 16384;  // 64 MiB of 4 KiB pages per call
+    unsigned char vec[kStepPages];
+    size_t resident = 0;
+    for (size_t done = 0; done < span;) {
+      const size_t bytes = std::min(span - done, kStepPages * page);
+      if (::mincore(start + done, bytes, vec) != 0) {
+        return FsErrnoStatus(What("mincore", path_), errno);
+      }
+      const size_t pages = (bytes + page - 1) / page;
+      for (size_t i = 0; i < pages; ++i) resident += (vec[i] & 1) != 0 ? page : 0;
+      done += bytes;
+    }
+    return std::min(resident, len);
+  }
+
   Status Prefault(size_t offset, size_t len) override {
     if (offset > size_ || len > size_ - offset) {
       return OutOfRange("prefault " + path_ + ": range [" + std::to_string(offset) + ", +" +

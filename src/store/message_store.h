@@ -182,6 +182,14 @@ class MessageStore {
   int64_t sync_flush_nanos() const { return group_commit_ ? group_commit_->flush_nanos() : 0; }
   // Flush latency and size, group-commit batches, recovery time (store/common/store_metrics.h).
   const StoreMetrics& metrics() const { return metrics_; }
+  // Bytes of the newest `max_files` commit-log segments that are in the page cache now
+  // (mincore; a segment's pages are examined in 64 MiB steps), and how many bytes were
+  // examined. For the metrics scrape: call it off the hot path. Any thread.
+  struct Residency {
+    int64_t resident_bytes = 0;
+    int64_t examined_bytes = 0;
+  };
+  Result<Residency> CommitLogResidency(size_t max_files) const;
   // Bytes the commit log's segment files take (segments are preallocated at full size).
   int64_t CommitLogFileBytes() const;
   // Store time of the oldest message still in the commit log; kNotFound when it is empty.

@@ -213,6 +213,18 @@ Result<int64_t> MessageStore::StoreTimeAt(PhysicalOffset offset, int32_t size) c
   return d.record.store_timestamp;
 }
 
+Result<MessageStore::Residency> MessageStore::CommitLogResidency(size_t max_files) const {
+  const std::vector<std::shared_ptr<MappedFile>> files = commit_log_->segments().Files();
+  Residency r;
+  const size_t first = files.size() > max_files ? files.size() - max_files : 0;
+  for (size_t i = first; i < files.size(); ++i) {
+    RS_ASSIGN_OR_RETURN(size_t resident, files[i]->ResidentBytes());
+    r.resident_bytes += static_cast<int64_t>(resident);
+    r.examined_bytes += files[i]->file_size();
+  }
+  return r;
+}
+
 int64_t MessageStore::CommitLogFileBytes() const {
   return static_cast<int64_t>(commit_log_->segments().file_count()) *
          commit_log_->segments().file_size();

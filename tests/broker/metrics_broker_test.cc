@@ -112,6 +112,19 @@ TEST_F(MetricsBrokerTest, ScrapeHasStoreMetricsAndLag) {
   EXPECT_TRUE(Has(text, "rocketstore_storage_recovery_duration_seconds{" + common + "} "));
   EXPECT_TRUE(Has(text, "rocketmq_storage_flush_behind_bytes{" + common +
                             ",storage_type=\"local\",storage_medium=\"disk\"} 0\n"));
+  // Page-cache residency: the one segment is examined, and the pages just written are in.
+  auto sample = [&text](const std::string& series) -> double {
+    const size_t at = text.find(series + " ");
+    if (at == std::string::npos) return -1;
+    return std::stod(text.substr(at + series.size() + 1));
+  };
+  const std::string local = "{" + common + ",storage_type=\"local\",storage_medium=\"disk\"}";
+  EXPECT_EQ(sample("rocketstore_storage_page_cache_examined_bytes" + local),
+            static_cast<double>(broker.store().CommitLogFileBytes()))
+      << text;
+  const double resident = sample("rocketstore_storage_page_cache_resident_bytes" + local);
+  EXPECT_GE(resident, 4096) << text;
+  EXPECT_LE(resident, static_cast<double>(broker.store().CommitLogFileBytes()));
   EXPECT_TRUE(Has(text, "rocketmq_rpc_latency_count{" + common +
                             ",protocol_type=\"remoting\",request_code=\"310\","
                             "response_code=\"0\"} 9\n"))

@@ -296,6 +296,22 @@ TEST_P(FileSystemConformanceTest, UnmapAndDropCacheDoNotChangeBytes) {
   EXPECT_THAT(w->Unmap(0, w->size() + 1), StatusIs(StatusCode::kOutOfRange));
 }
 
+// Bytes just written are in the page cache (or, in memory, simply there); the count never
+// exceeds the range asked about, and a range past the mapping is refused.
+TEST_P(FileSystemConformanceTest, ResidentBytesCountsWrittenPages) {
+  auto f = Create("f");
+  std::string pattern(4 * 4096, 'r');
+  ASSERT_OK(f->PWrite(0, pattern.data(), pattern.size()));
+  ASSERT_OK_AND_ASSIGN(auto m, f->Map(100, pattern.size() - 100, /*writable=*/false));
+  ASSERT_OK_AND_ASSIGN(size_t all, m->ResidentBytes(0, m->size()));
+  EXPECT_EQ(all, m->size());
+  ASSERT_OK_AND_ASSIGN(size_t some, m->ResidentBytes(10, 100));
+  EXPECT_EQ(some, 100u);
+  ASSERT_OK_AND_ASSIGN(size_t none, m->ResidentBytes(5, 0));
+  EXPECT_EQ(none, 0u);
+  EXPECT_THAT(m->ResidentBytes(1, m->size()), StatusIs(StatusCode::kOutOfRange));
+}
+
 // NextDataRange is a hint with one hard rule: what it skips reads as zero. Data written
 // anywhere (before, between and after holes) is never skipped.
 TEST_P(FileSystemConformanceTest, NextDataRangeSkipsOnlyZeros) {

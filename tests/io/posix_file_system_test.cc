@@ -91,6 +91,24 @@ TEST(PosixFileSystemTest, PrefaultFallbackWithoutMadviseDoesNotChangeBytes) {
   EXPECT_EQ(back, pattern);
 }
 
+// mincore: the pages of a hole were never brought in; written pages are.
+TEST(PosixFileSystemTest, ResidentBytesSeesOnlyPagesInTheCache) {
+  rocketstore::testing::TempDir tmp;
+  PosixFileSystem fs;
+  OpenOptions o;
+  o.create = true;
+  ASSERT_OK_AND_ASSIGN(auto f, fs.OpenFile(JoinPath(tmp.path(), "f"), o));
+  constexpr size_t kSize = 1 << 20;
+  ASSERT_OK(f->Truncate(kSize));  // sparse: no page of it is cached
+  ASSERT_OK_AND_ASSIGN(auto m, f->Map(0, kSize, /*writable=*/false));
+  ASSERT_OK_AND_ASSIGN(size_t before, m->ResidentBytes(0, kSize));
+  EXPECT_EQ(before, 0u);
+  const std::string two_pages(2 * 4096, 'w');
+  ASSERT_OK(f->PWrite(64 * 4096, two_pages.data(), two_pages.size()));
+  ASSERT_OK_AND_ASSIGN(size_t after, m->ResidentBytes(0, kSize));
+  EXPECT_EQ(after, two_pages.size());
+}
+
 // On a file system with SEEK_DATA (ext4, xfs, tmpfs) holes and reserved-but-unwritten
 // blocks are skipped, so recovery does not read them.
 TEST(PosixFileSystemTest, NextDataRangeSkipsHolesAndUnwrittenBlocks) {

@@ -205,6 +205,19 @@ void WriteStore(PromTextWriter& w, const MessageStore& store, int64_t now_ms) {
   w.Sample(local,
            earliest.ok() ? static_cast<double>(std::max<int64_t>(0, now_ms - *earliest)) : 0);
 
+  // Page-cache residency of the newest segments (mincore; a scrape examines at most
+  // kResidencyMaxSegments of them, 16 KiB of scratch at a time). Reads of resident bytes
+  // cost no disk I/O; Java's accessMessageInMemoryMaxRatio decides with the same notion.
+  constexpr size_t kResidencyMaxSegments = 64;
+  if (auto res = store.CommitLogResidency(kResidencyMaxSegments); res.ok()) {
+    w.Family("rocketstore_storage_page_cache_resident_bytes", "gauge",
+             "Bytes of the newest commit-log segments (at most 64) in the page cache now");
+    w.Sample(local, static_cast<double>(res->resident_bytes));
+    w.Family("rocketstore_storage_page_cache_examined_bytes", "gauge",
+             "Bytes of commit-log segments the residency gauge examined (its denominator)");
+    w.Sample(local, static_cast<double>(res->examined_bytes));
+  }
+
   const StoreMetrics& m = store.metrics();
   auto hist = [&w](const auto& snap, double scale, double sum_scale) {
     std::vector<double> bounds;

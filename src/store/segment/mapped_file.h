@@ -100,6 +100,8 @@ class MappedFile {
 
   uint8_t* data() { return region_->data(); }
   const uint8_t* data() const { return region_->data(); }
+  // Bytes of the file in the page cache now (MappedRegion::ResidentBytes). Any thread.
+  Result<size_t> ResidentBytes() const { return region_->ResidentBytes(0, region_->size()); }
 
   int64_t wrote_position() const { return wrote_.load(std::memory_order_acquire); }
   int64_t committed_position() const { return committed_.load(std::memory_order_acquire); }
