@@ -7,10 +7,14 @@
 
 #include <thread>
 
+#include "base/clock.h"
 #include "broker/metrics/broker_metrics.h"
 #include "broker/metrics/metrics_http_server.h"
 #include "broker/metrics/prom_text.h"
 #include "broker/metrics/rpc_stats.h"
+#include "io/fault_injection_file_system.h"
+#include "store/message_store.h"
+#include "testing/store_messages.h"
 
 namespace rocketstore::broker {
 namespace {
@@ -147,6 +151,45 @@ TEST(BrokerMetricsTest, RendersTheCountersWithRocketMq5NamesAndLabels) {
   EXPECT_TRUE(Contains(text, "rocketmq_rpc_latency_sum{" + common +
                                  ",protocol_type=\"remoting\",request_code=\"310\","
                                  "response_code=\"0\"} 0.1\n"));
+}
+
+// A sticky I/O error: the gauge drops to 0 with the fixed-vocabulary reason, not the
+// error's text (which changes and would make a new series each time).
+TEST(BrokerMetricsTest, AnUnwritableStoreShowsItsReasonAsOneWord) {
+  FakeClock clock;
+  FaultInjectionFileSystem fs(clock);
+  StoreOptions o;
+  o.root_dir = "/store";
+  o.commit_log_segment_size = 64 * 1024;
+  o.index_hash_slot_num = 256;
+  o.index_num = 4096;
+  o.consume_queue_units_per_file = 1024;
+  o.reserve_chunk_bytes = 4096;
+  o.prefault_window_bytes = 4096;
+  o.flush_disk_type = FlushDiskType::kSyncFlush;
+  o.start_background_services = false;
+  auto store = MessageStore::Open(o, fs, clock);
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  MetricsSources src;
+  src.cluster = "C";
+  src.node_id = "b";
+  src.store = store->get();
+  const std::string common = "cluster=\"C\",node_type=\"broker\",node_id=\"b\"";
+  EXPECT_TRUE(Contains(RenderBrokerMetrics(src),
+                       "rocketstore_storage_writable{" + common + ",reason=\"\"} 1\n"));
+  ASSERT_TRUE((*store)->PutMessage(rocketstore::testing::MakeTestMessage(0).View()).ok());
+  fs.FailOpsOfKind(OpKind::kSync, EIO);
+  fs.FailOpsOfKind(OpKind::kMapSync, EIO);
+  (void)(*store)->PutMessage(rocketstore::testing::MakeTestMessage(1).View());
+  ASSERT_FALSE((*store)->health().Writable());
+  EXPECT_NE((*store)->health().Reason().find("Input/output error"), std::string::npos);
+  const std::string text = RenderBrokerMetrics(src);
+  EXPECT_TRUE(
+      Contains(text, "rocketstore_storage_writable{" + common + ",reason=\"io_error\"} 0\n"))
+      << text;
+  EXPECT_FALSE(Contains(text, "Input/output")) << text;
+  fs.ClearFailures();
+  (void)(*store)->Close();
 }
 
 std::string Fetch(httplib::Client& c, const std::string& method, const std::string& path,

@@ -239,12 +239,13 @@ void WriteStore(PromTextWriter& w, const MessageStore& store, int64_t now_ms) {
            "1 when the previous run shut down cleanly, 0 when this start recovered a crash");
   w.Sample({}, store.last_exit() == LastExit::kClean ? 1 : 0);
   const StoreHealth& h = store.health();
-  const bool writable = h.Writable();
-  const std::string reason = writable ? std::string() : h.Reason();
+  // The reason label is one word of a fixed set (StoreHealth::Cause), so a changing error
+  // text never makes new series; the text itself is in the log, the console and 28.
+  const std::string_view cause = h.Cause();
   w.Family("rocketstore_storage_writable", "gauge",
-           "1 while the store accepts writes; 0 with the reason (sticky I/O error, disk full, "
-           "shut down) as a label");
-  w.Sample({{"reason", reason}}, writable ? 1 : 0);
+           "1 while the store accepts writes; 0 with the reason as a label: io_error (sticky "
+           "I/O error), shut_down, disk_full, read_only");
+  w.Sample({{"reason", std::string(cause)}}, cause.empty() ? 1 : 0);
 }
 
 void WriteTransactions(PromTextWriter& w, const TransactionService& tx) {

@@ -17,6 +17,7 @@
 #include <functional>
 #include <mutex>
 #include <string>
+#include <string_view>
 
 #include "base/status.h"
 
@@ -46,6 +47,16 @@ class StoreHealth {
       if (bits & (1u << i)) return reasons_[i];
     }
     return "";
+  }
+
+  // The most serious cause as one word of a fixed set — "" (writable), "io_error",
+  // "shut_down", "disk_full", "read_only" — for labels, where free text would make a new
+  // time series for every distinct message.
+  std::string_view Cause() const {
+    static constexpr std::string_view kNames[kCauses] = {"io_error", "shut_down", "disk_full",
+                                                         "read_only"};
+    const uint32_t bits = bits_.load(std::memory_order_acquire);
+    return bits == 0 ? std::string_view() : kNames[__builtin_ctz(bits)];
   }
 
  private:
