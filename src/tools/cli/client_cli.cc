@@ -53,9 +53,12 @@ ClientCli::ClientCli(CLI::App& app) : s_(std::make_unique<CliState>()) {
       "Change the queue counts or permission of TOPIC on the brokers that have it.\n"
       "Example: rocketstore topic alter orders --write-queues 4 --perm 4");
   s.topic_alter->add_option("TOPIC", s.topic, "Topic name")->required();
-  s.topic_alter->add_option("--read-queues", s.read_queues, "New readQueueNums");
-  s.topic_alter->add_option("--write-queues", s.write_queues, "New writeQueueNums");
-  s.topic_alter->add_option("--perm", s.perm, "New permission (2 write, 4 read, 6 both)");
+  s.topic_alter->add_option("--read-queues", s.read_queues, "New readQueueNums (>= 1)")
+      ->check(CLI::Range(1, 1024));
+  s.topic_alter->add_option("--write-queues", s.write_queues, "New writeQueueNums (>= 1)")
+      ->check(CLI::Range(1, 1024));
+  s.topic_alter->add_option("--perm", s.perm, "New permission (2 write, 4 read, 6 both)")
+      ->check(CLI::IsMember({2, 4, 6}));
   for (CLI::App* c :
        {s.topic_create, s.topic_list, s.topic_describe, s.topic_delete, s.topic_alter}) {
     AddGlobal(c, s);

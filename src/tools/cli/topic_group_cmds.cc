@@ -175,6 +175,12 @@ int TopicDelete(CliState& s, AdminClient& admin, FILE* out, FILE* err) {
 }
 
 int TopicAlter(CliState& s, AdminClient& admin, FILE* out, FILE* err) {
+  if (s.read_queues < 0 && s.write_queues < 0 && s.topic_alter->count("--perm") == 0) {
+    fmt::print(err,
+               "error: nothing to change: give --read-queues, --write-queues or --perm\n"
+               "Run with --help for more information.\n");
+    return kExitUsage;
+  }
   auto route = admin.GetRoute(s.topic);
   if (!route.ok()) return Fail(err, route.status());
   for (const auto& qd : (*route)->queue_datas) {

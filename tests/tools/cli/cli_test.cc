@@ -315,6 +315,30 @@ TEST_F(CliTest, TopicListDeleteAndGroupDeleteExitCodes) {
   EXPECT_EQ(Cli("topic describe deltopic").code, 3);
 }
 
+TEST_F(CliTest, TopicAlterChangesQueuesAndPermAndRefusesBadValues) {
+  ASSERT_EQ(Cli("topic create altert --queues 2").code, 0);
+  CliRun a = Cli("topic alter altert --write-queues 1 --perm 4 --format json");
+  ASSERT_EQ(a.code, 0) << a.err;
+  client::FjValue d = Parse(Cli("topic describe altert --format json").out);
+  ASSERT_EQ(d.Find("brokers")->items.size(), 1u);
+  EXPECT_EQ(d.Find("brokers")->items[0].Int("readQueues"), 2);
+  EXPECT_EQ(d.Find("brokers")->items[0].Int("writeQueues"), 1);
+  EXPECT_EQ(d.Find("brokers")->items[0].Int("perm"), 4);
+  for (const char* bad : {"--read-queues 0", "--perm 5", ""}) {
+    CliRun r = Cli(std::string("topic alter altert ") + bad);
+    EXPECT_EQ(r.code, 2) << bad << ": " << r.err;
+  }
+  d = Parse(Cli("topic describe altert --format json").out);
+  EXPECT_EQ(d.Find("brokers")->items[0].Int("perm"), 4);  // the refusals changed nothing
+  // A group that consumed is listed.
+  ASSERT_EQ(Cli("topic alter altert --perm 6").code, 0);
+  ASSERT_EQ(Cli("produce altert", "x\n").code, 0);
+  ASSERT_EQ(Cli("consume altert --group listedg --idle-timeout 800").code, 0);
+  CliRun l = Cli("group list --format json");
+  ASSERT_EQ(l.code, 0) << l.err;
+  EXPECT_NE(l.out.find("\"listedg\""), std::string::npos) << l.out;
+}
+
 TEST_F(CliTest, ClusterStatusListsTheBroker) {
   CliRun r = Cli("cluster status --format json");
   ASSERT_EQ(r.code, 0) << r.err;
