@@ -157,7 +157,7 @@ class Parser {
         if (pos_ >= s_.size() || s_[pos_] != ':') return Error("expected ':'");
         ++pos_;
         RS_RETURN_IF_ERROR(Value(&val, depth + 1));
-        v->members.emplace_back(std::move(key), std::move(val));
+        v->members.push_back(FjMember{std::move(key), std::move(val)});
         Ws();
         if (pos_ < s_.size() && s_[pos_] == ',') {
           ++pos_;

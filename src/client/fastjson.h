@@ -18,13 +18,15 @@
 
 namespace rocketstore::client {
 
+struct FjMember;
+
 struct FjValue {
   enum class Kind : uint8_t { kNull, kBool, kNumber, kString, kObject, kArray };
   Kind kind = Kind::kNull;
   bool boolean = false;
-  std::string text;  // string value, number's source text, or a scalar key's text
-  std::vector<std::pair<FjValue, FjValue>> members;  // kObject
-  std::vector<FjValue> items;                        // kArray
+  std::string text;               // string value, number's source text, or a scalar key's text
+  std::vector<FjMember> members;  // kObject (a vector of an incomplete type: C++17)
+  std::vector<FjValue> items;     // kArray
 
   bool is_object() const { return kind == Kind::kObject; }
   bool is_array() const { return kind == Kind::kArray; }
@@ -43,6 +45,13 @@ struct FjValue {
   bool AsBool() const;
   // Re-serialised as standard JSON (object keys become strings holding their JSON text).
   std::string ToJson() const;
+};
+
+// One member of an object: a key (a scalar, or any value: fastjson's maps may have object
+// keys) and its value.
+struct FjMember {
+  FjValue first;
+  FjValue second;
 };
 
 Result<FjValue> ParseFastjson(std::string_view text, size_t max_depth = 64);

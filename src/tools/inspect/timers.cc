@@ -32,8 +32,9 @@ int RunTimers(FileSystem& fs, const InspectOptions& options, std::FILE* out, std
       for (const std::string& p : s->problems) Str(w, p);
       w.EndArray();
     });
-    for (const auto& [day, n] : s->per_day) {
-      JsonLine(out, [&](JsonWriter& w) {
+    for (const auto& [day_start, pending] : s->per_day) {
+      // Init-captures: clang 14 cannot capture structured bindings.
+      JsonLine(out, [&, day = day_start, n = pending](JsonWriter& w) {
         Key(w, "type"), Str(w, "timerDay");
         Key(w, "dayStartMs"), w.Int64(day);
         Key(w, "pending"), w.Int64(n);
