@@ -260,7 +260,10 @@ Status Broker::Start() {
   frontend_->Register(*server_);
   server_->SetCloseListener(
       [this](const net::ConnectionPtr& c) { frontend_->OnConnectionClosed(c); });
-  if (Status s = server_->Start(); !s.ok()) {
+  // Bound and listening (the port is needed below) but not serving until the broker is
+  // ready: a client that connects now waits in the backlog instead of being answered
+  // SYSTEM_BUSY, as a Java broker's port only opens once it has started.
+  if (Status s = server_->Listen(); !s.ok()) {
     (void)store_->Close();
     store_.reset();
     return s;
@@ -295,6 +298,13 @@ Status Broker::Start() {
   }
   registrar_->set_broker_addr(address_);
   frontend_->SetReady(true);
+  if (Status s = server_->Start(); !s.ok()) {
+    if (metrics_server_) metrics_server_->Stop();
+    server_->Stop();
+    (void)store_->Close();
+    store_.reset();
+    return s;
+  }
   StartRunners();
   started_ = true;
   return Status::OK();

@@ -281,7 +281,8 @@ void RemotingServer::RegisterHandler(int32_t code, Handler handler) {
   handlers_[code] = std::move(handler);
 }
 
-Status RemotingServer::Start() {
+Status RemotingServer::Listen() {
+  if (acceptor_.is_open()) return Status::OK();
   asio::error_code ec;
   auto addr = asio::ip::make_address(options_.host, ec);
   if (ec) return InvalidArgument("bad listen address " + options_.host + ": " + ec.message());
@@ -295,6 +296,12 @@ Status RemotingServer::Start() {
                        ": " + ec.message());
   }
   port_ = acceptor_.local_endpoint(ec).port();
+  return Status::OK();
+}
+
+Status RemotingServer::Start() {
+  if (started_) return FailedPrecondition("remoting server already started");
+  if (Status s = Listen(); !s.ok()) return s;
   work_.emplace(io_.get_executor());
   DoAccept();
   started_ = true;
@@ -348,7 +355,11 @@ size_t RemotingServer::connection_count() const {
 }
 
 void RemotingServer::Stop() {
-  if (!started_) return;
+  if (!started_) {
+    asio::error_code ec;
+    acceptor_.close(ec);  // listening only (Listen without Start): no io thread to tell
+    return;
+  }
   started_ = false;
   asio::post(io_, [this] {
     asio::error_code ec;

@@ -159,6 +159,11 @@ class RemotingServer {
   void RegisterHandler(int32_t code, Handler handler);
   void SetCloseListener(CloseListener l) { close_listener_ = std::move(l); }
 
+  // Binds and listens (the port is known from here on, port 0 included) without accepting:
+  // a client that connects meanwhile waits in the kernel's backlog, so a server can learn
+  // its port, finish starting, and only then serve (no "starting" answers). Optional.
+  Status Listen();
+  // Listens if Listen() was not called, then accepts and serves on the io threads.
   Status Start();
   void Stop();
   uint16_t port() const { return port_; }

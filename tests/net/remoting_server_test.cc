@@ -213,3 +213,48 @@ TEST_F(ServerTest, IdleConnectionsAreClosed) {
 
 }  // namespace
 }  // namespace rocketstore::net
+
+namespace rocketstore::net {
+namespace {
+
+// Listen() opens the port without serving: a client that connects and sends meanwhile is
+// answered once Start() runs, never refused or answered early (the broker listens to learn
+// its port and serves only once it is ready).
+TEST(ServerListenTest, ClientConnectedBeforeStartIsServedAfterIt) {
+  RemotingServer server(ServerOptions{});
+  std::atomic<bool> started{false};
+  std::atomic<bool> handled_before_start{false};
+  server.RegisterHandler(
+      1000, [&](const ConnectionPtr&, RemotingCommand& r) -> std::optional<RemotingCommand> {
+        if (!started.load()) handled_before_start = true;
+        return protocol::MakeResponse(r, 0);
+      });
+  ASSERT_TRUE(server.Listen().ok());
+  ASSERT_NE(server.port(), 0);
+  RemotingClient client;
+  ASSERT_TRUE(client.Connect("127.0.0.1:" + std::to_string(server.port())).ok());
+  std::optional<Result<RemotingCommand>> reply;
+  std::thread caller([&] { reply.emplace(client.Invoke(protocol::MakeRequest(1000), 10000)); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the request waits
+  started = true;
+  ASSERT_TRUE(server.Start().ok());
+  caller.join();
+  ASSERT_TRUE(reply.has_value());
+  ASSERT_TRUE(reply->ok()) << reply->status().ToString();
+  EXPECT_EQ((*reply)->code, 0);
+  EXPECT_FALSE(handled_before_start.load());
+  EXPECT_FALSE(server.Start().ok());  // once
+  server.Stop();
+}
+
+TEST(ServerListenTest, StopWithoutStartClosesThePort) {
+  auto server = std::make_unique<RemotingServer>(ServerOptions{});
+  ASSERT_TRUE(server->Listen().ok());
+  const uint16_t port = server->port();
+  server->Stop();
+  RemotingClient client;
+  EXPECT_FALSE(client.Connect("127.0.0.1:" + std::to_string(port)).ok());
+}
+
+}  // namespace
+}  // namespace rocketstore::net

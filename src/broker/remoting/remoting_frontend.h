@@ -21,8 +21,9 @@
 // Broker -> client requests that expect an answer go through BrokerServices::calls: each
 // connection's channel is created with it before its first request is handled.
 //
-// Until SetReady(true) every request is answered SYSTEM_BUSY "broker is starting", so
-// the server may listen before the services know the address they are reachable at.
+// Until SetReady(true) every request is answered SYSTEM_BUSY "broker is starting". The
+// broker only starts serving once ready (it listens earlier, to learn its port, but
+// accepts later: net::RemotingServer::Listen), so this is a guard, not a path clients see.
 //
 // Ownership: the services must outlive the server the handlers are registered with.
 // Thread-safety: Register before the server starts; handlers run on io threads.
