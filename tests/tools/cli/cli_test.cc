@@ -1,141 +1,26 @@
 // The operator CLI end to end: a real `rocketstore serve` process, the `rocketstore`
 // binary run as a user would (stdin, stdout, stderr, exit code), and its --format json
 // output compared with golden files (tests/tools/cli/golden/) after the fields that vary
-// (ids, timestamps, ports) are normalised.
+// (ids, timestamps, ports) are normalised. The fixture is cli_fixture.h; the flags and
+// golden documents of every command are in cli_flags_test.cc.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <cctype>
-#include <chrono>
-#include <fstream>
-#include <sstream>
-#include <thread>
+#include <string>
 
+#include "cli_fixture.h"
+#include "client/admin_client.h"
 #include "client/fastjson.h"
-#include "testing/serve_process.h"
-#include "testing/status_matchers.h"
-#include "testing/temp_dir.h"
+#include "client/transport.h"
+#include "protocol/headers/namesrv_headers.h"
+#include "protocol/request_code.h"
+#include "store/format/index_layout.h"
 
 namespace rocketstore {
 namespace {
 
-struct CliRun {
-  int code = -1;
-  std::string out, err;
-};
-
-class CliTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    dir_ = new testing::TempDir();
-    testing::ServeProcess::Options o;
-    o.binary = ROCKETSTORE_BINARY;
-    o.store_dir = dir_->path() + "/store";
-    o.log_file = dir_->path() + "/serve.log";
-    // A segment size of its own, which `message get` must learn from the broker.
-    o.config_file = dir_->path() + "/broker.conf";
-    std::ofstream(o.config_file) << "mappedFileSizeCommitLog=1048576\n";
-    serve_ = new testing::ServeProcess(o);
-    ASSERT_OK(serve_->Start());
-  }
-  static void TearDownTestSuite() {
-    serve_->Terminate();
-    delete serve_;
-    delete dir_;
-  }
-
-  // Runs `rocketstore ARGS` with stdin from `input`; the name server from the env var.
-  static CliRun Cli(const std::string& args, const std::string& input = "") {
-    const std::string in = dir_->path() + "/stdin", out = dir_->path() + "/stdout",
-                      err = dir_->path() + "/stderr";
-    std::ofstream(in) << input;
-    const std::string cmd = "ROCKETSTORE_NAMESRV=" + serve_->namesrv_addr() + " " +
-                            ROCKETSTORE_BINARY + " " + args + " <" + in + " >" + out + " 2>" + err;
-    const int status = std::system(cmd.c_str());
-    CliRun r;
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    std::stringstream so, se;
-    so << std::ifstream(out).rdbuf();
-    se << std::ifstream(err).rdbuf();
-    r.out = so.str();
-    r.err = se.str();
-    return r;
-  }
-  static std::string Golden(const std::string& name) {
-    std::stringstream s;
-    s << std::ifstream(std::string(CLI_GOLDEN_DIR) + "/" + name).rdbuf();
-    return s.str();
-  }
-  // Replaces the values of fields that differ between runs by "<N>" / "<S>". (A scanner,
-  // not std::regex: GCC 12 warns -Wmaybe-uninitialized inside <regex> under -O1 + ASan.)
-  static std::string Normalise(const std::string& json) {
-    static const char* kNumbers[] = {"lastTimestamp", "lastUpdateTimestamp", "bornTimestamp",
-                                     "storeTimestamp"};
-    static const char* kStrings[] = {"msgId",     "offsetMsgId", "bornHost",
-                                     "storeHost", "UNIQ_KEY",    "addr"};
-    std::string out;
-    size_t i = 0;
-    while (i < json.size()) {
-      bool replaced = false;
-      if (json[i] == '"') {
-        for (const char* k : kNumbers) {
-          std::string key = std::string("\"") + k + "\":";
-          if (json.compare(i, key.size(), key) == 0 && i + key.size() < json.size() &&
-              isdigit(static_cast<unsigned char>(json[i + key.size()]))) {
-            size_t j = i + key.size();
-            while (j < json.size() && isdigit(static_cast<unsigned char>(json[j]))) ++j;
-            out += key + "<N>";
-            i = j;
-            replaced = true;
-            break;
-          }
-        }
-        for (const char* k : kStrings) {
-          if (replaced) break;
-          std::string key = std::string("\"") + k + "\":\"";
-          if (json.compare(i, key.size(), key) == 0) {
-            size_t j = json.find('"', i + key.size());
-            if (j == std::string::npos) break;
-            out += key + "<S>\"";
-            i = j + 1;
-            replaced = true;
-          }
-        }
-      }
-      if (!replaced) out += json[i++];
-    }
-    return out;
-  }
-  static client::FjValue Parse(const std::string& json) {
-    auto v = client::ParseFastjson(json);
-    EXPECT_TRUE(v.ok()) << v.status().ToString() << "\n" << json;
-    return v.ok() ? *v : client::FjValue{};
-  }
-  // group describe --topic, retried until the broker offsets sum to `messages` (the
-  // consume queue is dispatched asynchronously after a send).
-  static client::FjValue Describe(const std::string& group, const std::string& topic,
-                                  int64_t messages, std::string* text = nullptr) {
-    client::FjValue v;
-    for (int i = 0; i < 50; ++i) {
-      CliRun r = Cli("group describe " + group + " --topic " + topic + " --format json");
-      EXPECT_EQ(r.code, 0) << r.err;
-      v = Parse(r.out);
-      if (text) *text = r.out;
-      int64_t sum = 0;
-      if (const auto* qs = v.Find("queues")) {
-        for (const auto& q : qs->items) sum += q.Int("brokerOffset");
-      }
-      if (sum == messages) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    return v;
-  }
-
-  static testing::TempDir* dir_;
-  static testing::ServeProcess* serve_;
-};
-testing::TempDir* CliTest::dir_ = nullptr;
-testing::ServeProcess* CliTest::serve_ = nullptr;
+using cli_testing::CliRun;
+using cli_testing::CliTest;
+using cli_testing::Lines;
 
 TEST_F(CliTest, UsageErrorsExitTwo) {
   CliRun r = Cli("produce");
