@@ -127,8 +127,9 @@ void PullConsumer::Shutdown() {
   if (!started_) return;
   if (runner_) runner_->Stop();
   runner_.reset();
-  if (!manual_ || options_.auto_commit) Commit().IgnoreError();
+  // Assign mode commits only when the application calls Commit (see the header).
   if (!manual_) {
+    Commit().IgnoreError();
     std::set<std::string> addrs;
     for (const auto& s : subs_) {
       auto r = routes_->Get(s.topic);

@@ -295,6 +295,47 @@ TEST_F(ProducerConsumerTest, SendBackRedeliversThroughTheRetryTopic) {
   EXPECT_EQ(retried[0].msg_id, sr.msg_id);
 }
 
+// A raw reader (Assign) commits nothing — not at Shutdown, not by auto_commit — so the
+// broker records no offsets for its group (GET_ALL_CONSUMER_OFFSET 43 lists none), and no
+// tool counts lag for it. Only an explicit Commit writes.
+TEST_F(ProducerConsumerTest, AssignModeCommitsOnlyWhenTheApplicationCommits) {
+  CreateTopic("TopicRaw", 2);
+  Producer p(PO());
+  ASSERT_OK(p.Start());
+  for (int i = 0; i < 4; ++i) {
+    ASSERT_OK(p.Send(Message{.topic = "TopicRaw", .body = std::to_string(i)}).status());
+  }
+  AdminClient admin(AdminOptions{{namesrv_addr()}, 3000});
+  auto offsets_of = [&](const std::string& group) {
+    auto all = admin.GetAllConsumerOffsets(broker_addr());
+    EXPECT_TRUE(all.ok()) << all.status().ToString();
+    return all.ok() ? all->offsets.count("TopicRaw@" + group) : size_t{0};
+  };
+  const std::vector<MessageQueue> queues = {{"TopicRaw", "broker-a", 0},
+                                            {"TopicRaw", "broker-a", 1}};
+  {
+    PullConsumerOptions o = CO("raw-reader");
+    ASSERT_TRUE(o.auto_commit);  // the default: it must not apply to Assign mode
+    o.auto_commit_interval_ms = 0;
+    PullConsumer c(o);
+    ASSERT_OK(c.Assign(queues));
+    ASSERT_OK(c.Start());
+    for (const auto& q : queues) ASSERT_OK(c.SeekToBegin(q));
+    ASSERT_EQ(PollN(c, 4).size(), 4u);
+    ASSERT_OK(c.RunOnce(1000000));  // a due auto-commit step: nothing in Assign mode
+    c.Shutdown();
+  }
+  EXPECT_EQ(offsets_of("raw-reader"), 0u);
+
+  PullConsumer c(CO("raw-committer"));
+  ASSERT_OK(c.Assign(queues));
+  ASSERT_OK(c.Start());
+  for (const auto& q : queues) ASSERT_OK(c.SeekToBegin(q));
+  ASSERT_EQ(PollN(c, 4).size(), 4u);
+  ASSERT_OK(c.Commit());
+  EXPECT_EQ(offsets_of("raw-committer"), 1u);
+}
+
 // The broker's calls to a live client (mqadmin resetOffsetByTime, consumerStatus,
 // consumerRunningInfo, consumeMessageDirectly): the pull consumer answers them as
 // 4.9.8's ClientRemotingProcessor does.

@@ -25,6 +25,13 @@ inline constexpr int kExitError = 1;
 inline constexpr int kExitUsage = 2;
 inline constexpr int kExitNotFound = 3;
 
+// The group raw reads (`consume` without --group, `bench consume`) pull as: RocketMQ's
+// MixAll.TOOLS_CONSUMER_GROUP, the group Java's own tools read with and a Java broker
+// creates at startup. A pull names a group and the broker adopts it (as Java's
+// findSubscriptionGroupConfig does), so a raw read adds no name of its own to the group
+// list; it commits nothing, so no offsets, lag or consume stats appear for it.
+inline constexpr const char* kToolsConsumerGroup = "TOOLS_CONSUMER";
+
 struct GlobalOptions {
   std::string namesrv;           // "" → $ROCKETSTORE_NAMESRV → 127.0.0.1:9876
   std::string format = "table";  // table | json

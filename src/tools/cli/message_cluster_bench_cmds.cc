@@ -247,7 +247,7 @@ int BenchConsume(CliState& s, FILE* out, FILE* err) {
   auto route = routes.Get(s.topic);
   if (!route.ok()) return Fail(err, route.status());
   client::PullConsumerOptions co;
-  co.group = "rocketstore_bench_consumer";
+  co.group = kToolsConsumerGroup;  // reads raw: commits nothing
   co.namesrv_addrs = s.g.NamesrvAddrs();
   co.consume_from = client::ConsumeFrom::kFirst;
   co.long_poll_ms = 1000;

@@ -146,7 +146,7 @@ int RunProduce(CliState& s, FILE* in, FILE* out, FILE* err) {
 int RunConsume(CliState& s, FILE* out, FILE* err) {
   const bool raw = s.group.empty();
   client::PullConsumerOptions co;
-  co.group = raw ? "rocketstore_cli_reader" : s.group;
+  co.group = raw ? kToolsConsumerGroup : s.group;
   co.namesrv_addrs = s.g.NamesrvAddrs();
   co.request_timeout_ms = s.g.timeout_ms;
   co.long_poll_ms = std::min<int64_t>(s.idle_timeout_ms > 0 ? s.idle_timeout_ms : 2000, 15000);

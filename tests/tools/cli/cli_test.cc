@@ -179,6 +179,39 @@ TEST_F(CliTest, BenchProducesAndReportsPercentiles) {
   EXPECT_EQ(Parse(b.out).Int("messages"), 500);
 }
 
+// Raw reads (`consume` without --group) and `bench consume` commit nothing: no group of
+// theirs appears in `group list` (201) and the broker holds no offsets for them
+// (GET_ALL_CONSUMER_OFFSET 43), so no tool shows lag for them.
+TEST_F(CliTest, RawReadsAndBenchConsumeLeaveNoGroupBehind) {
+  ASSERT_EQ(Cli("topic create rawonly --queues 2").code, 0);
+  ASSERT_EQ(Cli("produce rawonly", "a\nb\nc\n").code, 0);
+  CliRun r = Cli("consume rawonly --format json --idle-timeout 800");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 3) << r.out;
+  r = Cli("bench consume rawonly --count 3 --no-progress --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(Parse(r.out).Int("messages"), 3);
+
+  r = Cli("group list --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* phantom : {"rocketstore_cli_reader", "rocketstore_bench_consumer"}) {
+    EXPECT_EQ(r.out.find(phantom), std::string::npos) << r.out;
+  }
+  client::AdminClient admin(client::AdminOptions{{serve_->namesrv_addr()}, 3000});
+  auto addrs = admin.MasterAddrs();
+  ASSERT_TRUE(addrs.ok()) << addrs.status().ToString();
+  for (const auto& a : *addrs) {
+    auto offsets = admin.GetAllConsumerOffsets(a);
+    ASSERT_TRUE(offsets.ok()) << offsets.status().ToString();
+    for (const auto& [key, queues] : offsets->offsets) {
+      EXPECT_NE(key.rfind("rawonly@", 0), 0u) << key;
+      EXPECT_EQ(key.find("@TOOLS_CONSUMER"), std::string::npos) << key;
+    }
+  }
+  // Without offsets the reader's group has nothing to describe.
+  EXPECT_EQ(Cli("group describe TOOLS_CONSUMER").code, 3);
+}
+
 TEST_F(CliTest, TopicListDeleteAndGroupDeleteExitCodes) {
   // Absent things exit 3 and say how to list what exists.
   CliRun r = Cli("topic delete no-such-topic");
