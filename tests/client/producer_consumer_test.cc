@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -82,6 +83,72 @@ TEST_F(ProducerConsumerTest, NoNameServerIsAnError) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kUnavailable) << r.status().ToString();
   EXPECT_NE(r.status().message().find("127.0.0.1:1"), std::string::npos);
+}
+
+// A broker's refusal is reported as one: kFailedPrecondition naming the code and the
+// broker's remark (not kUnavailable, "check the network"). NO_PERMISSION is one of Java's
+// retryResponseCodes: the sync send tries again, then reports the last refusal; an async
+// send hands the answer to its callback at once, as Java's sendMessageAsync does.
+TEST_F(ProducerConsumerTest, RefusalsNameTheCodeAndRemark) {
+  CreateTopic("TopicRO", 2);
+  ProducerOptions o = PO();
+  o.route_refresh_ms = 3600 * 1000;  // the cached route still says writable
+  o.start_runner = false;
+  Producer p(o);
+  ASSERT_OK(p.Start());
+  ASSERT_OK(p.Send(Message{.topic = "TopicRO", .body = "ok"}).status());
+  BrokerCall call{&transport_, broker_addr(), 3000};
+  ASSERT_OK(call.CreateTopic("TopicRO", 2, 2, 4, false));  // read only now
+
+  auto r = p.Send(Message{.topic = "TopicRO", .body = "refused"});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kFailedPrecondition) << r.status().ToString();
+  EXPECT_NE(r.status().message().find("NO_PERMISSION (16)"), std::string::npos)
+      << r.status().ToString();
+  EXPECT_NE(r.status().message().find("sending is forbidden"), std::string::npos)
+      << r.status().ToString();
+
+  ASSERT_OK(call.CreateTopic("TopicRO", 2, 2, 6, false));
+  // Freshly looked up, a read-only route offers no queue: said before any send.
+  CreateTopic("TopicRO2", 1);
+  ASSERT_OK(call.CreateTopic("TopicRO2", 1, 1, 4, false));
+  RouteCache routes(transport_, RouteCacheOptions{{namesrv_addr()}, 0, 3000});
+  for (int i = 0; i < 200; ++i) {
+    auto rt = routes.Refresh("TopicRO2");
+    if (rt.ok() && (*rt)->WritableQueues("TopicRO2").empty()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  Producer fresh(PO());
+  ASSERT_OK(fresh.Start());
+  r = fresh.Send(Message{.topic = "TopicRO2", .body = "x"});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kFailedPrecondition) << r.status().ToString();
+  EXPECT_NE(r.status().message().find("broker-a has it with perm 4 (read only)"), std::string::npos)
+      << r.status().ToString();
+}
+
+TEST_F(ProducerConsumerTest, AsyncRefusalGoesToTheCallbackAtOnce) {
+  CreateTopic("TopicROA", 1);
+  ProducerOptions o = PO();
+  o.route_refresh_ms = 3600 * 1000;
+  o.start_runner = false;
+  Producer p(o);
+  ASSERT_OK(p.Start());
+  ASSERT_OK(p.Send(Message{.topic = "TopicROA", .body = "ok"}).status());
+  BrokerCall call{&transport_, broker_addr(), 3000};
+  ASSERT_OK(call.CreateTopic("TopicROA", 1, 1, 4, false));
+  std::mutex mu;
+  std::condition_variable cv;
+  std::optional<Status> got;
+  ASSERT_OK(p.SendAsync(Message{.topic = "TopicROA", .body = "x"}, [&](Result<SendResult> r) {
+    std::lock_guard<std::mutex> l(mu);
+    got = r.status();
+    cv.notify_all();
+  }));
+  std::unique_lock<std::mutex> l(mu);
+  ASSERT_TRUE(cv.wait_for(l, std::chrono::seconds(10), [&] { return got.has_value(); }));
+  EXPECT_EQ(got->code(), StatusCode::kFailedPrecondition) << got->ToString();
+  EXPECT_NE(got->message().find("NO_PERMISSION (16)"), std::string::npos) << got->ToString();
 }
 
 TEST_F(ProducerConsumerTest, SyncSendRoundRobinAndConsumeWithProperties) {

@@ -27,6 +27,18 @@ Json ResultJson(const client::SendResult& r) {
       .Add("queueId", r.queue.queue_id)
       .Add("queueOffset", r.queue_offset);
 }
+
+// What to do after a failed send: create a missing topic, look at a refusing one.
+std::string SendHint(const Status& st, const std::string& topic) {
+  if (st.code() == StatusCode::kNotFound) {
+    return "create the topic first: rocketstore topic create " + topic;
+  }
+  if (st.code() == StatusCode::kFailedPrecondition) {
+    return "the topic's brokers and permissions: rocketstore topic describe " + topic;
+  }
+  return "";
+}
+
 }  // namespace
 
 Json MessageJson(const client::MessageExt& m) {
@@ -106,16 +118,13 @@ int RunProduce(CliState& s, FILE* in, FILE* out, FILE* err) {
   std::vector<client::SendResult> results;
   if (s.batch) {
     auto r = producer.SendBatch(msgs);
-    if (!r.ok()) return Fail(err, r.status());
+    if (!r.ok()) return Fail(err, r.status(), SendHint(r.status(), s.topic));
     results.push_back(*r);
   } else {
     for (const auto& m : msgs) {
       auto r = producer.Send(m);
       if (!r.ok()) {
-        Fail(err, r.status(),
-             r.status().code() == StatusCode::kNotFound
-                 ? "create the topic first: rocketstore topic create " + s.topic
-                 : "");
+        Fail(err, r.status(), SendHint(r.status(), s.topic));
         if (!results.empty()) fmt::print(err, "{} message(s) were sent before\n", results.size());
         return ExitCodeFor(r.status());
       }

@@ -61,6 +61,17 @@ TEST_F(CliTest, ABrokersRefusalIsNotReportedAsANetworkProblem) {
   EXPECT_NE(r.err.find("SCHEDULE_TOPIC_XXXX"), std::string::npos) << r.err;
 }
 
+// Producing to a read-only topic is a refusal with its reason (exit 1), not a network
+// problem: no hint to check that the servers are reachable.
+TEST_F(CliTest, ProduceToAReadOnlyTopicSaysWhy) {
+  ASSERT_EQ(Cli("topic create readonly --queues 1 --perm 4").code, 0);
+  CliRun r = Cli("produce readonly", "x\n");
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_NE(r.err.find("readonly has no writable queue"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("perm 4 (read only)"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("reachable"), std::string::npos) << r.err;
+}
+
 TEST_F(CliTest, HelpHasExamples) {
   CliRun r = Cli("produce --help");
   EXPECT_EQ(r.code, 0);
