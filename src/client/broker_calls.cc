@@ -71,6 +71,7 @@ Result<int64_t> BrokerCall::SearchOffset(const MessageQueue& q, int64_t timestam
   protocol::SearchOffsetRequestHeader h;
   FillQueue(h, q);
   h.timestamp = timestamp_ms;
+  h.boundary_type = protocol::BoundaryType::kLower;
   h.EncodeTo(req);
   RS_ASSIGN_OR_RETURN(RemotingCommand resp,
                       Call(std::move(req), "offset by time of " + QueueName(q)));
@@ -96,6 +97,9 @@ Result<int64_t> BrokerCall::ConsumerOffset(const std::string& group, const Messa
   h.topic = q.topic;
   h.queue_id = q.queue_id;
   h.broker_name = q.broker_name;
+  // No offset must not read as a commit at 0: a new group's consume-from (latest, a
+  // time) would never apply.
+  h.set_zero_if_not_found = false;
   h.EncodeTo(req);
   RS_ASSIGN_OR_RETURN(RemotingCommand resp,
                       Call(std::move(req), "offset of group " + group + " on " + QueueName(q)));

@@ -28,9 +28,16 @@ struct BrokerCall {
 
   Result<int64_t> MaxOffset(const MessageQueue& q) const;
   Result<int64_t> MinOffset(const MessageQueue& q) const;
+  // The first queue offset stored at or after timestamp_ms (max offset when none), asked
+  // with boundaryType LOWER (RocketMQ 5's field, honoured by rocketstore). A 4.9.8 broker
+  // ignores the field and answers the offset closest in time (the last message's when the
+  // time is past the newest).
   Result<int64_t> SearchOffset(const MessageQueue& q, int64_t timestamp_ms) const;
   Result<int64_t> EarliestStoreTime(const MessageQueue& q) const;
-  // kNotFound when the group has no committed offset for the queue.
+  // kNotFound when the group has no committed offset for the queue: asked with
+  // setZeroIfNotFound=false (RocketMQ 5's field, which rocketstore honours). A 4.9.8
+  // broker ignores the field and answers 0 for a queue whose first message is still in
+  // memory, which the caller cannot tell from a commit at 0 (Java consumers see the same).
   Result<int64_t> ConsumerOffset(const std::string& group, const MessageQueue& q) const;
   Status UpdateConsumerOffset(const std::string& group, const MessageQueue& q,
                               int64_t offset) const;

@@ -5,7 +5,7 @@
 //     (HEART_BEAT 34, CONSUME_ACTIVELY) to the topic's brokers, reads the group's members
 //     (GET_CONSUMER_LIST_BY_GROUP 38) and takes its share of the queues with
 //     AllocateAveragely (client/allocate.h): the same split as Java members compute.
-//     Or Assign(queues): fixed queues, no heartbeat, no rebalance (a raw
+//     Or Assign(queues, expression): fixed queues, no heartbeat, no rebalance (a raw
 //     reader). Nothing is ever committed in this mode unless the application calls Commit:
 //     not by Shutdown, not by auto_commit (a commit would make the broker create the
 //     group, which tools then list and count lag for).
@@ -88,8 +88,10 @@ class PullConsumer {
 
   // Before Start. expression: "*" or "TagA || TagB".
   Status Subscribe(const std::string& topic, const std::string& expression = "*");
-  // Before Start, instead of Subscribe: read exactly these queues (no group membership).
-  Status Assign(std::vector<MessageQueue> queues);
+  // Before Start, instead of Subscribe: read exactly these queues (no group membership),
+  // keeping the messages whose tag matches expression ("*" or "TagA || TagB"; the broker
+  // filters by tag hash and the client by tag, as for Subscribe).
+  Status Assign(std::vector<MessageQueue> queues, const std::string& expression = "*");
   Status Start();
   void Shutdown();
 

@@ -144,14 +144,23 @@ ClientCli::ClientCli(CLI::App& app) : s_(std::make_unique<CliState>()) {
   s.consume->add_option("TOPIC", s.topic, "Topic")->required();
   s.consume->add_option("--group,-g", s.group, "Consume as this group (commits offsets)");
   auto* c1 = s.consume->add_option("--from-offset", s.from_offset, "Raw: start at this offset");
-  auto* c2 = s.consume->add_option("--from-time", s.from_time, "Start at this store time");
-  auto* c3 = s.consume->add_flag("--from-beginning", s.from_beginning, "Start at the min offset");
-  auto* c4 = s.consume->add_flag("--from-latest", s.from_latest, "Start at the max offset");
+  auto* c2 = s.consume->add_option(
+      "--from-time", s.from_time,
+      "Start at the first message stored at or after this time (with --group: where a new "
+      "group starts)");
+  auto* c3 = s.consume->add_flag(
+      "--from-beginning", s.from_beginning,
+      "Start at the min offset (the default; with --group: where a new group starts)");
+  auto* c4 = s.consume->add_flag(
+      "--from-latest", s.from_latest,
+      "Start at the max offset, for new messages only (with --group: where a new group starts)");
   c1->excludes(c2)->excludes(c3)->excludes(c4);
   c2->excludes(c3)->excludes(c4);
   c3->excludes(c4);
-  s.consume->add_option("--queue", s.queue_id, "Raw: only this queue id");
-  s.consume->add_option("--expression,-e", s.expression, "Tag filter: * or 'TagA || TagB'")
+  s.consume->add_option("--queue", s.queue_id, "Raw (without --group): only this queue id");
+  s.consume
+      ->add_option("--expression,-e", s.expression,
+                   "Tag filter, with or without --group: * or 'TagA || TagB'")
       ->capture_default_str();
   s.consume->add_option("--count,-n", s.count, "Stop after this many messages");
   s.consume->add_flag("--follow,-F", s.follow, "Keep waiting for new messages");

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "base/clock.h"
+#include "client/admin_client.h"
 #include "client/producer.h"
 #include "client/pull_consumer.h"
 #include "store/format/properties.h"
@@ -39,6 +40,34 @@ std::string SendHint(const Status& st, const std::string& topic) {
   return "";
 }
 
+// --from-beginning / --from-latest / --from-time with --group choose where a NEW group
+// starts (consumeFromWhere): a group with offsets on the topic resumes from them, so the
+// flag would do nothing. Such a call is refused (kInvalidArgument) pointing at `group
+// seek`. The offsets are read with GET_ALL_CONSUMER_OFFSET (43), whose "topic@group" keys
+// say it on any broker (QUERY_CONSUMER_OFFSET of a 4.9.8 broker answers 0 for "none").
+Status CheckNewGroupStart(const CliState& s) {
+  const char* flag = !s.from_time.empty() ? "--from-time"
+                     : s.from_latest      ? "--from-latest"
+                     : s.from_beginning   ? "--from-beginning"
+                                          : nullptr;
+  if (flag == nullptr) return Status::OK();
+  client::AdminClient admin(client::AdminOptions{s.g.NamesrvAddrs(), s.g.timeout_ms});
+  RS_ASSIGN_OR_RETURN(auto route, admin.GetRoute(s.topic));
+  for (const auto& b : route->broker_datas) {
+    if (b.MasterAddr().empty()) continue;
+    RS_ASSIGN_OR_RETURN(auto offsets, admin.GetAllConsumerOffsets(b.MasterAddr()));
+    if (offsets.offsets.count(s.topic + "@" + s.group) == 0) continue;
+    const char* to = !s.from_time.empty() ? "--to-time"
+                     : s.from_latest      ? "--to-latest"
+                                          : "--to-earliest";
+    return InvalidArgument("group " + s.group + " already has offsets on " + s.topic + " (on " +
+                           b.broker_name + "): " + flag +
+                           " only chooses where a new group starts; move the group with "
+                           "`rocketstore group seek " +
+                           s.group + " --topic " + s.topic + " " + to + "`");
+  }
+  return Status::OK();
+}
 }  // namespace
 
 Json MessageJson(const client::MessageExt& m) {
@@ -173,6 +202,17 @@ int RunConsume(CliState& s, FILE* out, FILE* err) {
     return Fail(err, InvalidArgument("--from-offset is for raw reads (without --group); to move "
                                      "a group use `rocketstore group seek`"));
   }
+  if (!raw && s.queue_id >= 0) {
+    return Fail(err, InvalidArgument("--queue is for raw reads (without --group): a member of " +
+                                     s.group + " reads the queues the group's rebalance gives it"));
+  }
+  if (!raw) {
+    if (Status st = CheckNewGroupStart(s); !st.ok()) {
+      return Fail(
+          err, st,
+          st.code() == StatusCode::kNotFound ? "list topics with `rocketstore topic list`" : "");
+    }
+  }
   client::PullConsumer consumer(co);
   std::vector<client::MessageQueue> assigned;
   if (raw) {
@@ -187,7 +227,7 @@ int RunConsume(CliState& s, FILE* out, FILE* err) {
       return Fail(err,
                   NotFound("topic " + s.topic + " has no queue " + std::to_string(s.queue_id)));
     }
-    if (Status st = consumer.Assign(assigned); !st.ok()) return Fail(err, st);
+    if (Status st = consumer.Assign(assigned, s.expression); !st.ok()) return Fail(err, st);
   } else {
     if (Status st = consumer.Subscribe(s.topic, s.expression); !st.ok()) return Fail(err, st);
   }

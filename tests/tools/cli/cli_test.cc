@@ -178,6 +178,70 @@ TEST_F(CliTest, ProduceConsumeAndLag) {
   EXPECT_EQ(Cli("message get nothex").code, 2);
 }
 
+// --from-latest / --from-time choose where a NEW group starts (the broker is asked with
+// setZeroIfNotFound=false, so "no offset" is not read as a commit at 0); for a group with
+// offsets they would do nothing, so they are refused (exit 2) with the seek to use.
+TEST_F(CliTest, ConsumeFromFlagsApplyToANewGroupAndAreRefusedForAnOldOne) {
+  ASSERT_EQ(Cli("topic create fromt --queues 2").code, 0);
+  CliRun p = Cli("produce fromt --format json", "a1\na2\na3\n");
+  ASSERT_EQ(p.code, 0) << p.err;
+  CliRun c = Cli("consume fromt --group latestg --from-latest --format json --idle-timeout 800");
+  ASSERT_EQ(c.code, 0) << c.err;
+  EXPECT_EQ(Lines(c.out), 0) << c.out;  // started at the end
+  ASSERT_EQ(Cli("produce fromt", "b1\n").code, 0);
+  c = Cli("consume fromt --group latestg --format json --idle-timeout 800");
+  ASSERT_EQ(c.code, 0) << c.err;
+  ASSERT_EQ(Lines(c.out), 1) << c.out;
+  EXPECT_EQ(Parse(c.out).Str("body"), "b1");
+  for (const char* flag : {"--from-latest", "--from-beginning", "--from-time -1h"}) {
+    CliRun r = Cli(std::string("consume fromt --group latestg ") + flag);
+    EXPECT_EQ(r.code, 2) << flag << ": " << r.err;
+    EXPECT_NE(r.err.find("already has offsets on fromt"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("rocketstore group seek latestg --topic fromt"), std::string::npos)
+        << r.err;
+  }
+
+  // --from-time: the store time just after the a's, asked of the broker.
+  c = Cli("consume fromt --format json --idle-timeout 800");
+  ASSERT_EQ(c.code, 0) << c.err;
+  int64_t after_a = 0;
+  std::istringstream lines(c.out);
+  for (std::string line; std::getline(lines, line);) {
+    client::FjValue m = Parse(line);
+    if (m.Str("body")[0] == 'a') after_a = std::max(after_a, m.Int("storeTimestamp") + 1);
+  }
+  ASSERT_GT(after_a, 0) << c.out;
+  ASSERT_EQ(Cli("produce fromt", "c1\n").code, 0);  // a later process: a later store time
+  c = Cli("consume fromt --group timeg --from-time " + std::to_string(after_a) +
+          " --format json --idle-timeout 800");
+  ASSERT_EQ(c.code, 0) << c.err;
+  std::string bodies;
+  std::istringstream got(c.out);
+  for (std::string line; std::getline(got, line);) bodies += Parse(line).Str("body") + " ";
+  EXPECT_EQ(bodies.find('a'), std::string::npos) << bodies;
+  EXPECT_NE(bodies.find("b1"), std::string::npos) << bodies;
+  EXPECT_NE(bodies.find("c1"), std::string::npos) << bodies;
+}
+
+TEST_F(CliTest, ConsumeQueueWithAGroupIsRefusedAndRawReadsFilterTags) {
+  ASSERT_EQ(Cli("topic create exprt --queues 1").code, 0);
+  ASSERT_EQ(Cli("produce exprt --tag keep", "k1\nk2\n").code, 0);
+  ASSERT_EQ(Cli("produce exprt --tag drop", "d1\n").code, 0);
+  CliRun r = Cli("consume exprt --group qg --queue 0");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("--queue is for raw reads"), std::string::npos) << r.err;
+
+  r = Cli("consume exprt --expression keep --format json --idle-timeout 800");
+  ASSERT_EQ(r.code, 0) << r.err;
+  ASSERT_EQ(Lines(r.out), 2) << r.out;
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);) EXPECT_EQ(Parse(line).Str("tags"), "keep");
+  r = Cli("consume exprt --expression 'drop || other' --queue 0 --format json --idle-timeout 800");
+  ASSERT_EQ(r.code, 0) << r.err;
+  ASSERT_EQ(Lines(r.out), 1) << r.out;
+  EXPECT_EQ(Parse(r.out).Str("body"), "d1");
+}
+
 TEST_F(CliTest, BenchProducesAndReportsPercentiles) {
   CliRun b = Cli("bench produce benchtopic --count 500 --size 100 --no-progress --format json");
   ASSERT_EQ(b.code, 0) << b.err;
