@@ -194,7 +194,6 @@ Status BrokerCall::Heartbeat(const std::vector<uint8_t>& body) const {
 
 Status BrokerCall::CreateTopic(const std::string& topic, int32_t read_queues, int32_t write_queues,
                                int32_t perm, bool order) const {
-  RemotingCommand req = protocol::MakeRequest(RequestCode::kUpdateAndCreateTopic);
   protocol::CreateTopicRequestHeader h;
   h.topic = topic;
   h.default_topic = "TBW102";
@@ -203,8 +202,13 @@ Status BrokerCall::CreateTopic(const std::string& topic, int32_t read_queues, in
   h.perm = perm;
   h.topic_filter_type = "SINGLE_TAG";
   h.order = order;
+  return CreateTopic(h);
+}
+
+Status BrokerCall::CreateTopic(const protocol::CreateTopicRequestHeader& h) const {
+  RemotingCommand req = protocol::MakeRequest(RequestCode::kUpdateAndCreateTopic);
   h.EncodeTo(req);
-  return Call(std::move(req), "create topic " + topic).status();
+  return Call(std::move(req), "create topic " + h.topic).status();
 }
 
 }  // namespace rocketstore::client

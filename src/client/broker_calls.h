@@ -18,6 +18,7 @@
 #include "base/result.h"
 #include "client/message.h"
 #include "client/transport.h"
+#include "protocol/headers/query_headers.h"
 
 namespace rocketstore::client {
 
@@ -50,8 +51,11 @@ struct BrokerCall {
   Status SendBack(const std::string& group, const MessageExt& m, int32_t delay_level,
                   int32_t max_reconsume_times) const;
   Status Heartbeat(const std::vector<uint8_t>& body) const;
+  // UPDATE_AND_CREATE_TOPIC (17) with filter type SINGLE_TAG and no sys flag.
   Status CreateTopic(const std::string& topic, int32_t read_queues, int32_t write_queues,
                      int32_t perm, bool order) const;
+  // UPDATE_AND_CREATE_TOPIC (17) with every field of the header as given.
+  Status CreateTopic(const protocol::CreateTopicRequestHeader& h) const;
 
   // Sends and checks for SUCCESS; the reply.
   Result<protocol::RemotingCommand> Call(protocol::RemotingCommand req,

@@ -174,37 +174,88 @@ int TopicDelete(CliState& s, AdminClient& admin, FILE* out, FILE* err) {
   return kExitOk;
 }
 
+// As mqadmin updateTopic on every broker that has the topic, changing only the fields
+// given. The starting point is each master's own TopicConfig (GET_ALL_TOPIC_CONFIG 21):
+// the route's perm is masked by the broker's runtime brokerPermission and carries neither
+// order nor the filter type, so copying it would persist the mask and drop the rest.
+// Every config is read before anything is written.
 int TopicAlter(CliState& s, AdminClient& admin, FILE* out, FILE* err) {
-  if (s.read_queues < 0 && s.write_queues < 0 && s.topic_alter->count("--perm") == 0) {
+  const bool perm_given = s.topic_alter->count("--perm") > 0;
+  if (s.read_queues < 0 && s.write_queues < 0 && !perm_given) {
     fmt::print(err,
                "error: nothing to change: give --read-queues, --write-queues or --perm\n"
                "Run with --help for more information.\n");
     return kExitUsage;
   }
   auto route = admin.GetRoute(s.topic);
-  if (!route.ok()) return Fail(err, route.status());
-  for (const auto& qd : (*route)->queue_datas) {
+  if (!route.ok()) return Fail(err, route.status(), "list topics with `rocketstore topic list`");
+  struct Change {
+    std::string broker, addr;
+    client::TopicConfig before, after;
+  };
+  std::vector<Change> changes;
+  std::vector<client::QueueData> qds = (*route)->queue_datas;
+  std::sort(qds.begin(), qds.end(),
+            [](const auto& a, const auto& b) { return a.broker_name < b.broker_name; });
+  for (const auto& qd : qds) {
     const client::BrokerData* bd = (*route)->FindBroker(qd.broker_name);
-    if (bd == nullptr || bd->MasterAddr().empty()) continue;
-    client::TopicConfig c;
-    c.topic_name = s.topic;
-    c.read_queue_nums = s.read_queues > 0 ? s.read_queues : qd.read_queue_nums;
-    c.write_queue_nums = s.write_queues > 0 ? s.write_queues : qd.write_queue_nums;
-    c.perm = s.topic_alter->count("--perm") ? s.perm : qd.perm;
-    Status st = admin.CreateTopic(bd->MasterAddr(), c);
-    if (!st.ok()) return Fail(err, st);
-    if (s.g.json()) {
-      fmt::print(out, "{}\n",
-                 Json::Object()
-                     .Add("topic", s.topic)
-                     .Add("broker", qd.broker_name)
-                     .Add("readQueues", c.read_queue_nums)
-                     .Add("writeQueues", c.write_queue_nums)
-                     .Add("perm", c.perm)
-                     .str());
-    } else {
-      fmt::print(out, "{} on {}: read {} write {} perm {}\n", s.topic, qd.broker_name,
-                 c.read_queue_nums, c.write_queue_nums, c.perm);
+    if (bd == nullptr || bd->MasterAddr().empty()) {
+      return Fail(err,
+                  FailedPrecondition("broker " + qd.broker_name + " of topic " + s.topic +
+                                     " has no live master: nothing was changed"),
+                  "start its master, then alter again");
+    }
+    auto configs = admin.GetAllTopicConfig(bd->MasterAddr());
+    if (!configs.ok()) return Fail(err, configs.status());
+    auto it = configs->topics.find(s.topic);
+    if (it == configs->topics.end()) {
+      return Fail(
+          err,
+          NotFound("broker " + qd.broker_name + " (" + bd->MasterAddr() + ") does not have topic " +
+                   s.topic + " although the name server routes it there: nothing was changed"),
+          "wait for the broker's next registration, or create it there");
+    }
+    Change c{qd.broker_name, bd->MasterAddr(), it->second, it->second};
+    if (s.read_queues > 0) c.after.read_queue_nums = s.read_queues;
+    if (s.write_queues > 0) c.after.write_queue_nums = s.write_queues;
+    if (perm_given) c.after.perm = s.perm;
+    changes.push_back(std::move(c));
+  }
+  std::vector<std::string> done;
+  for (const auto& c : changes) {
+    Status st = admin.CreateTopic(c.addr, c.after);
+    if (!st.ok()) {
+      return Fail(err, st,
+                  done.empty() ? "nothing was changed"
+                               : "already changed on " + fmt::format("{}", fmt::join(done, ", ")));
+    }
+    done.push_back(c.broker);
+  }
+  if (s.g.json()) {
+    Json brokers = Json::Array();
+    for (const auto& c : changes) {
+      brokers.Push(Json::Object()
+                       .Add("name", c.broker)
+                       .Add("readQueues", c.after.read_queue_nums)
+                       .Add("writeQueues", c.after.write_queue_nums)
+                       .Add("perm", c.after.perm)
+                       .Add("order", c.after.order)
+                       .Add("previous", Json::Object()
+                                            .Add("readQueues", c.before.read_queue_nums)
+                                            .Add("writeQueues", c.before.write_queue_nums)
+                                            .Add("perm", c.before.perm)));
+    }
+    fmt::print(out, "{}\n", Json::Object().Add("topic", s.topic).Add("brokers", brokers).str());
+  } else {
+    auto field = [](int32_t before, int32_t after) {
+      return before == after ? std::to_string(after)
+                             : std::to_string(before) + " -> " + std::to_string(after);
+    };
+    for (const auto& c : changes) {
+      fmt::print(out, "altered {} on {}: read queues {}, write queues {}, perm {}{}\n", s.topic,
+                 c.broker, field(c.before.read_queue_nums, c.after.read_queue_nums),
+                 field(c.before.write_queue_nums, c.after.write_queue_nums),
+                 field(c.before.perm, c.after.perm), c.after.order ? ", ordered" : "");
     }
   }
   return kExitOk;

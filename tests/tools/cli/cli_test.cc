@@ -332,6 +332,47 @@ TEST_F(CliTest, TopicAlterChangesQueuesAndPermAndRefusesBadValues) {
   EXPECT_NE(l.out.find("\"listedg\""), std::string::npos) << l.out;
 }
 
+// alter changes only the fields given, starting from each broker's own TopicConfig (21):
+// a read-only broker (brokerPermission=4) masks the perm in the route, which must not be
+// persisted; an ordered topic stays ordered. The JSON is one document.
+TEST_F(CliTest, TopicAlterKeepsOrderAndTheTopicsOwnPerm) {
+  ASSERT_EQ(Cli("topic create alterg --queues 2").code, 0);
+  CliRun a = Cli("topic alter alterg --read-queues 4 --format json");
+  ASSERT_EQ(a.code, 0) << a.err;
+  EXPECT_EQ(a.out, Golden("topic_alter.json"));
+
+  ASSERT_EQ(Cli("topic create orderedt --queues 2 --order").code, 0);
+  client::AdminClient admin(client::AdminOptions{{serve_->namesrv_addr()}, 3000});
+  auto addrs = admin.MasterAddrs();
+  ASSERT_TRUE(addrs.ok() && addrs->size() == 1u) << addrs.status().ToString();
+  const std::string addr = addrs->front();
+  ASSERT_OK(admin.UpdateBrokerConfig(addr, {{"brokerPermission", "4"}}));
+  int64_t routed_perm = -1;
+  for (int i = 0; i < 100 && routed_perm != 4; ++i) {
+    CliRun d = Cli("topic describe orderedt --format json");
+    ASSERT_EQ(d.code, 0) << d.err;
+    routed_perm = Parse(d.out).Find("brokers")->items[0].Int("perm");
+    if (routed_perm != 4) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_EQ(routed_perm, 4);  // the name server's route is masked
+
+  a = Cli("topic alter orderedt --read-queues 8 --format json");
+  ASSERT_EQ(a.code, 0) << a.err;
+  const client::FjValue b = Parse(a.out).Find("brokers")->items.at(0);
+  EXPECT_EQ(b.Int("readQueues"), 8);
+  EXPECT_EQ(b.Int("perm"), 6);
+  EXPECT_TRUE(b.Bool("order"));
+  auto configs = admin.GetAllTopicConfig(addr);
+  ASSERT_TRUE(configs.ok()) << configs.status().ToString();
+  const client::TopicConfig& c = configs->topics.at("orderedt");
+  EXPECT_EQ(c.read_queue_nums, 8);
+  EXPECT_EQ(c.write_queue_nums, 2);
+  EXPECT_EQ(c.perm, 6);  // not the broker's mask
+  EXPECT_TRUE(c.order);
+  EXPECT_EQ(c.topic_filter_type, "SINGLE_TAG");
+  ASSERT_OK(admin.UpdateBrokerConfig(addr, {{"brokerPermission", "6"}}));
+}
+
 TEST_F(CliTest, ClusterStatusListsTheBroker) {
   CliRun r = Cli("cluster status --format json");
   ASSERT_EQ(r.code, 0) << r.err;
