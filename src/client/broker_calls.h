@@ -6,7 +6,8 @@
 // UPDATE_CONSUMER_OFFSET 15), group members (GET_CONSUMER_LIST_BY_GROUP 38), messages
 // (VIEW_MESSAGE_BY_ID 33, QUERY_MESSAGE 12) and CONSUMER_SEND_MSG_BACK (36).
 // A reply code other than SUCCESS is an error naming the code and the broker's remark;
-// QUERY_CONSUMER_OFFSET's "no offset" is kNotFound.
+// QUERY_CONSUMER_OFFSET's "no offset" and VIEW_MESSAGE_BY_ID's "no message there" are
+// kNotFound.
 //
 // Thread-safety: stateless functions over a Transport (any thread, not from I/O callbacks).
 #pragma once
@@ -60,6 +61,11 @@ struct BrokerCall {
   // Sends and checks for SUCCESS; the reply.
   Result<protocol::RemotingCommand> Call(protocol::RemotingCommand req,
                                          const std::string& what) const;
+  // Sends; the reply whatever its code (transport errors only).
+  Result<protocol::RemotingCommand> Send(protocol::RemotingCommand req,
+                                         const std::string& what) const;
+  // The error Call returns for a reply that is not SUCCESS (OK for SUCCESS).
+  Status Check(const protocol::RemotingCommand& resp, const std::string& what) const;
 };
 
 }  // namespace rocketstore::client

@@ -84,12 +84,15 @@ ClientCli::ClientCli(CLI::App& app) : s_(std::make_unique<CliState>()) {
       "seek",
       "Move GROUP's committed offsets on TOPIC. When the group has live members the broker "
       "resets them too (INVOKE_BROKER_TO_RESET_OFFSET, as mqadmin resetOffsetByTime); "
-      "--to-offset and --queue need the group stopped.\n"
+      "--to-offset and --queue need the group stopped. A stopped group must exist (a "
+      "subscription config or offsets on TOPIC): a seek never creates one.\n"
       "Examples: rocketstore group seek billing --topic orders --to-earliest --dry-run\n"
       "          rocketstore group seek billing --topic orders --to-time '2026-12-01 10:00'");
   s.group_seek->add_option("GROUP", s.group, "Consumer group")->required();
   s.group_seek->add_option("--topic", s.topic, "Topic")->required();
-  auto* o1 = s.group_seek->add_option("--to-offset", s.to_offset, "This queue offset");
+  auto* o1 = s.group_seek->add_option("--to-offset", s.to_offset,
+                                      "This queue offset (in each queue's [min, max], else "
+                                      "refused)");
   auto* o2 = s.group_seek->add_option("--to-time", s.to_time,
                                       "The first message stored at or after this time (epoch "
                                       "ms, 'YYYY-MM-DD HH:MM[:SS]' UTC, or -10m / -2h / -1d)");

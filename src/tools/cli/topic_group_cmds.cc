@@ -369,6 +369,21 @@ Result<int64_t> SeekTarget(const CliState& s, const client::BrokerCall& b, const
   return b.SearchOffset(q, ts);
 }
 
+// Whether GROUP exists on any of addrs: a subscription config (GET_ALL_SUBSCRIPTIONGROUP_
+// CONFIG 201) or offsets on the topic (GET_ALL_CONSUMER_OFFSET 43). RocketMQ's resetOffset
+// refuses a group without a subscription config; offsets left by a deleted config still
+// count here, since they are what a seek moves.
+Result<bool> GroupExists(const CliState& s, AdminClient& admin,
+                         const std::vector<std::string>& addrs) {
+  for (const auto& a : addrs) {
+    RS_ASSIGN_OR_RETURN(auto groups, admin.GetAllGroups(a));
+    if (groups.groups.count(s.group) != 0) return true;
+    RS_ASSIGN_OR_RETURN(auto offsets, admin.GetAllConsumerOffsets(a));
+    if (offsets.offsets.count(s.topic + "@" + s.group) != 0) return true;
+  }
+  return false;
+}
+
 int GroupSeek(CliState& s, AdminClient& admin, FILE* out, FILE* err) {
   if (s.to_offset < 0 && s.to_time.empty() && !s.to_earliest && !s.to_latest) {
     return Fail(err, InvalidArgument("say where to: --to-offset, --to-time, --to-earliest or "
@@ -388,6 +403,20 @@ int GroupSeek(CliState& s, AdminClient& admin, FILE* out, FILE* err) {
   auto members = GroupMembers(s, admin, addrs);
   if (!members.ok()) return Fail(err, members.status());
   const bool online = !members->empty();
+  if (!online) {
+    // Writing offsets (15) for a name nobody uses would create that group.
+    auto exists = GroupExists(s, admin, addrs);
+    if (!exists.ok()) return Fail(err, exists.status());
+    if (!*exists) {
+      return Fail(err,
+                  NotFound("group " + s.group + " does not exist on the brokers of " + s.topic +
+                           ": no subscription config (201) and no offsets on " + s.topic +
+                           " (43); nothing was changed"),
+                  "list groups with `rocketstore group list`; a group is created by its first "
+                  "consumer: rocketstore consume " +
+                      s.topic + " --group " + s.group);
+    }
+  }
   if (online && (s.to_offset >= 0 || s.queue_id >= 0)) {
     return Fail(err,
                 FailedPrecondition("group " + s.group + " has " + std::to_string(members->size()) +
@@ -408,6 +437,21 @@ int GroupSeek(CliState& s, AdminClient& admin, FILE* out, FILE* err) {
     auto cur = b.ConsumerOffset(s.group, q);
     auto to = SeekTarget(s, b, q, ts);
     if (!to.ok()) return Fail(err, to.status());
+    if (s.to_offset >= 0) {
+      // As RocketMQ's resetOffset by queue: an offset outside [min, max] is refused.
+      auto min = b.MinOffset(q);
+      if (!min.ok()) return Fail(err, min.status());
+      auto max = b.MaxOffset(q);
+      if (!max.ok()) return Fail(err, max.status());
+      if (*to < *min || *to > *max) {
+        return Fail(err, InvalidArgument("--to-offset " + std::to_string(*to) +
+                                         " is outside queue " + std::to_string(q.queue_id) +
+                                         " of " + q.broker_name + ": its range is [" +
+                                         std::to_string(*min) + ", " + std::to_string(*max) +
+                                         "] (min offset to max offset, the next to be "
+                                         "written); nothing was changed"));
+      }
+    }
     moves.push_back({q, cur.ok() ? *cur : -1, *to});
   }
   if (moves.empty()) {

@@ -242,6 +242,49 @@ TEST_F(CliTest, ConsumeQueueWithAGroupIsRefusedAndRawReadsFilterTags) {
   EXPECT_EQ(Parse(r.out).Str("body"), "d1");
 }
 
+// group seek on a name with no config and no offsets (a typo) would create that group
+// with code 15: exit 3 and nothing written; --to-offset must lie in the queue's
+// [min, max] (refused otherwise, as RocketMQ's resetOffset does).
+TEST_F(CliTest, GroupSeekChecksTheGroupAndTheOffset) {
+  ASSERT_EQ(Cli("topic create seekt --queues 1").code, 0);
+  ASSERT_EQ(Cli("produce seekt", "s0\ns1\ns2\n").code, 0);
+  for (const char* dry : {"", " --dry-run"}) {
+    CliRun r = Cli(std::string("group seek typo-group --topic seekt --to-earliest") + dry);
+    EXPECT_EQ(r.code, 3) << r.err;
+    EXPECT_NE(r.err.find("group typo-group does not exist"), std::string::npos) << r.err;
+  }
+  CliRun l = Cli("group list --format json");
+  ASSERT_EQ(l.code, 0) << l.err;
+  EXPECT_EQ(l.out.find("typo-group"), std::string::npos) << l.out;
+
+  ASSERT_EQ(Cli("consume seekt --group seekg --idle-timeout 800").code, 0);  // commits 3
+  CliRun r = Cli("group seek seekg --topic seekt --to-offset 4");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("its range is [0, 3]"), std::string::npos) << r.err;
+  r = Cli("group seek seekg --topic seekt --to-offset 1 --queue 0 --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const client::FjValue q = Parse(r.out).Find("queues")->items.at(0);
+  EXPECT_EQ(q.Int("from"), 3);
+  EXPECT_EQ(q.Int("to"), 1);
+  CliRun c = Cli("consume seekt --group seekg --format json --idle-timeout 800");
+  ASSERT_EQ(c.code, 0) << c.err;
+  EXPECT_EQ(Lines(c.out), 2) << c.out;  // s1, s2 again
+}
+
+// A well-formed offset message id with no message at its offset: not found (exit 3).
+TEST_F(CliTest, MessageGetOfAnIdWithNoMessageExitsThree) {
+  ASSERT_EQ(Cli("topic create nomsg --queues 1").code, 0);
+  CliRun p = Cli("produce nomsg --format json", "x\n");
+  ASSERT_EQ(p.code, 0) << p.err;
+  const std::string id = Parse(p.out).Find("results")->items.at(0).Str("offsetMsgId");
+  ASSERT_EQ(id.size(), 32u) << id;
+  const std::string absent = id.substr(0, 16) + "00000000FFFFFF00";  // same broker, far offset
+  CliRun r = Cli("message get " + absent);
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_NE(r.err.find("can not find message"), std::string::npos) << r.err;
+  EXPECT_EQ(Cli("message get " + id).code, 0);
+}
+
 TEST_F(CliTest, BenchProducesAndReportsPercentiles) {
   CliRun b = Cli("bench produce benchtopic --count 500 --size 100 --no-progress --format json");
   ASSERT_EQ(b.code, 0) << b.err;
