@@ -31,8 +31,11 @@ ClientCli::ClientCli(CLI::App& app) : s_(std::make_unique<CliState>()) {
       ->check(CLI::Range(1, 1024))
       ->capture_default_str();
   s.topic_create->add_option("--perm", s.perm, "Permission bits: 2 write, 4 read, 6 both")
+      ->check(CLI::IsMember({2, 4, 6}))
       ->capture_default_str();
-  s.topic_create->add_flag("--order", s.order, "Mark the topic as ordered");
+  s.topic_create->add_flag("--order", s.order,
+                           "Mark the topic as ordered, and put its order conf (broker:queues) "
+                           "on the name servers (ORDER_TOPIC_CONFIG, as mqadmin updateTopic -o)");
   s.topic_create->add_option("--cluster", s.cluster, "Only the brokers of this cluster");
   s.topic_list = topic->add_subcommand(
       "list", "List the topics the name server knows.\nExample: rocketstore topic list");

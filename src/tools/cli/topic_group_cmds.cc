@@ -28,6 +28,24 @@ std::string BrokerNameOf(const client::ClusterInfo& ci, const std::string& addr)
   return addr;
 }
 
+// The name servers' namespace whose value for a topic becomes "orderTopicConf" in its
+// route (NamesrvUtil.NAMESPACE_ORDER_TOPIC_CONFIG): "brokerName:writeQueues;...".
+constexpr const char* kOrderTopicConfigNamespace = "ORDER_TOPIC_CONFIG";
+
+// As mqadmin updateTopic -o true: PUT_KV_CONFIG (100) of the topic's order conf on every
+// name server (putKVConfigValue sends to each one).
+Status PutOrderConf(const CliState& s, AdminClient& admin, const std::string& value) {
+  for (const auto& ns : s.g.NamesrvAddrs()) {
+    RS_RETURN_IF_ERROR(
+        admin
+            .CallNamesrvAt(
+                ns, 100,
+                {{"namespace", kOrderTopicConfigNamespace}, {"key", s.topic}, {"value", value}})
+            .status());
+  }
+  return Status::OK();
+}
+
 int TopicCreate(CliState& s, AdminClient& admin, FILE* out, FILE* err) {
   auto ci = admin.GetClusterInfo();
   if (!ci.ok()) return Fail(err, ci.status());
@@ -49,6 +67,29 @@ int TopicCreate(CliState& s, AdminClient& admin, FILE* out, FILE* err) {
     if (!st.ok()) return Fail(err, st);
     names.push_back(BrokerNameOf(*ci, a));
   }
+  std::string order_conf;
+  if (s.order) {
+    std::vector<std::string> sorted = names;
+    std::sort(sorted.begin(), sorted.end());
+    for (const auto& n : sorted) {
+      order_conf += (order_conf.empty() ? "" : ";") + n + ":" + std::to_string(s.queues);
+    }
+    if (Status st = PutOrderConf(s, admin, order_conf); !st.ok()) {
+      return Fail(err, st,
+                  "the topic was created on " + fmt::format("{}", fmt::join(names, ", ")) +
+                      " but its order conf is not on the name servers; create it again");
+    }
+    // Java's name server puts the conf in routes only with orderMessageEnable=true.
+    if (auto conf = admin.GetNamesrvConfig(); conf.ok()) {
+      auto it = conf->find("orderMessageEnable");
+      if (it == conf->end() || it->second != "true") {
+        fmt::print(err,
+                   "note: the name server routes orderTopicConf only with "
+                   "orderMessageEnable=true (mqadmin updateNamesrvConfig -k orderMessageEnable "
+                   "-v true)\n");
+      }
+    }
+  }
   // Wait (briefly) until the name server routes the new topic, so a following produce works.
   for (int i = 0; i < 50; ++i) {
     auto r = admin.GetRoute(s.topic);
@@ -66,10 +107,12 @@ int TopicCreate(CliState& s, AdminClient& admin, FILE* out, FILE* err) {
                    .Add("perm", s.perm)
                    .Add("order", s.order)
                    .Add("brokers", b)
+                   .Add("orderTopicConf", order_conf)
                    .str());
   } else {
     fmt::print(out, "created topic {} ({} queues, perm {}) on {}\n", s.topic, s.queues, s.perm,
                fmt::join(names, ", "));
+    if (s.order) fmt::print(out, "order conf on the name servers: {}\n", order_conf);
   }
   return kExitOk;
 }
@@ -156,9 +199,25 @@ int TopicDelete(CliState& s, AdminClient& admin, FILE* out, FILE* err) {
     Status st = admin.DeleteTopicInBroker(a, s.topic);
     if (!st.ok()) return Fail(err, st);
   }
+  // 216 names the cluster as mqadmin's deleteTopicInNameServer does: the name server then
+  // drops only that cluster's brokers from the route.
+  std::vector<std::pair<std::string, std::string>> fields = {{"topic", s.topic}};
+  if (!s.cluster.empty()) fields.emplace_back("clusterName", s.cluster);
+  bool order_conf_deleted = false;
   for (const auto& ns : s.g.NamesrvAddrs()) {
-    Status st = admin.CallNamesrvAt(ns, 216, {{"topic", s.topic}}).status();
+    Status st = admin.CallNamesrvAt(ns, 216, fields).status();
     if (!st.ok()) return Fail(err, st);
+    if (!s.cluster.empty()) continue;
+    // Gone everywhere: its order conf (written by `topic create --order`) goes too, or a
+    // topic created later under the name would be routed as ordered.
+    auto conf =
+        admin.CallNamesrvAt(ns, 101, {{"namespace", kOrderTopicConfigNamespace}, {"key", s.topic}});
+    if (conf.status().code() == StatusCode::kNotFound) continue;
+    if (!conf.ok()) return Fail(err, conf.status());
+    st = admin.CallNamesrvAt(ns, 102, {{"namespace", kOrderTopicConfigNamespace}, {"key", s.topic}})
+             .status();
+    if (!st.ok()) return Fail(err, st);
+    order_conf_deleted = true;
   }
   if (s.g.json()) {
     fmt::print(out, "{}\n",
@@ -166,10 +225,12 @@ int TopicDelete(CliState& s, AdminClient& admin, FILE* out, FILE* err) {
                    .Add("topic", s.topic)
                    .Add("deleted", true)
                    .Add("brokers", static_cast<int64_t>(addrs->size()))
+                   .Add("orderTopicConfDeleted", order_conf_deleted)
                    .str());
   } else {
-    fmt::print(out, "deleted topic {} on {} broker(s) and the name server(s)\n", s.topic,
-               addrs->size());
+    fmt::print(out, "deleted topic {} on {} broker(s){} and the name server(s){}\n", s.topic,
+               addrs->size(), s.cluster.empty() ? "" : " of cluster " + s.cluster,
+               order_conf_deleted ? " with its order conf" : "");
   }
   return kExitOk;
 }
@@ -231,6 +292,20 @@ int TopicAlter(CliState& s, AdminClient& admin, FILE* out, FILE* err) {
     }
     done.push_back(c.broker);
   }
+  // An ordered topic's order conf names each broker's write queues: keep it true.
+  std::string order_conf;
+  if (s.write_queues > 0) {
+    for (const auto& c : changes) {
+      if (!c.after.order) continue;
+      order_conf += (order_conf.empty() ? "" : ";") + c.broker + ":" +
+                    std::to_string(c.after.write_queue_nums);
+    }
+    if (!order_conf.empty()) {
+      if (Status st = PutOrderConf(s, admin, order_conf); !st.ok()) {
+        return Fail(err, st, "the brokers were changed; alter again to write the order conf");
+      }
+    }
+  }
   if (s.g.json()) {
     Json brokers = Json::Array();
     for (const auto& c : changes) {
@@ -245,7 +320,12 @@ int TopicAlter(CliState& s, AdminClient& admin, FILE* out, FILE* err) {
                                             .Add("writeQueues", c.before.write_queue_nums)
                                             .Add("perm", c.before.perm)));
     }
-    fmt::print(out, "{}\n", Json::Object().Add("topic", s.topic).Add("brokers", brokers).str());
+    fmt::print(out, "{}\n",
+               Json::Object()
+                   .Add("topic", s.topic)
+                   .Add("brokers", brokers)
+                   .Add("orderTopicConf", order_conf)
+                   .str());
   } else {
     auto field = [](int32_t before, int32_t after) {
       return before == after ? std::to_string(after)
@@ -257,6 +337,7 @@ int TopicAlter(CliState& s, AdminClient& admin, FILE* out, FILE* err) {
                  field(c.before.write_queue_nums, c.after.write_queue_nums),
                  field(c.before.perm, c.after.perm), c.after.order ? ", ordered" : "");
     }
+    if (!order_conf.empty()) fmt::print(out, "order conf on the name servers: {}\n", order_conf);
   }
   return kExitOk;
 }

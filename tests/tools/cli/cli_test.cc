@@ -345,7 +345,9 @@ TEST_F(CliTest, TopicListDeleteAndGroupDeleteExitCodes) {
   EXPECT_NE(r.out.find("\"deltopic\""), std::string::npos) << r.out;
   r = Cli("topic delete deltopic --format json");
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_EQ(r.out, "{\"topic\":\"deltopic\",\"deleted\":true,\"brokers\":1}\n");
+  EXPECT_EQ(r.out,
+            "{\"topic\":\"deltopic\",\"deleted\":true,\"brokers\":1,"
+            "\"orderTopicConfDeleted\":false}\n");
   r = Cli("topic list --format json");
   EXPECT_EQ(r.out.find("\"deltopic\""), std::string::npos) << r.out;
   EXPECT_EQ(Cli("topic describe deltopic").code, 3);
@@ -414,6 +416,74 @@ TEST_F(CliTest, TopicAlterKeepsOrderAndTheTopicsOwnPerm) {
   EXPECT_TRUE(c.order);
   EXPECT_EQ(c.topic_filter_type, "SINGLE_TAG");
   ASSERT_OK(admin.UpdateBrokerConfig(addr, {{"brokerPermission", "6"}}));
+}
+
+// `topic create --order` writes the order conf to the name servers (PUT_KV_CONFIG,
+// ORDER_TOPIC_CONFIG, "broker:queues" as mqadmin updateTopic -o) so routes carry
+// orderTopicConf; alter keeps it true; delete removes it; --perm is checked as for alter.
+TEST_F(CliTest, OrderTopicsPutTheirConfOnTheNameServers) {
+  EXPECT_EQ(Cli("topic create badperm --perm 5").code, 2);
+  EXPECT_EQ(Cli("topic list").out.find("badperm"), std::string::npos);
+
+  CliRun r = Cli("topic create ordkv --queues 3 --order --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(Parse(r.out).Str("orderTopicConf"), "broker-a:3");
+  // As Java's, the name server routes the conf only with orderMessageEnable=true.
+  EXPECT_NE(r.err.find("orderMessageEnable=true"), std::string::npos) << r.err;
+  client::AdminClient admin(client::AdminOptions{{serve_->namesrv_addr()}, 3000});
+  ASSERT_OK(admin.UpdateNamesrvConfig({{"orderMessageEnable", "true"}}));
+  auto route = admin.GetRoute("ordkv");
+  ASSERT_TRUE(route.ok()) << route.status().ToString();
+  EXPECT_EQ((*route)->order_topic_conf, "broker-a:3");
+
+  r = Cli("topic alter ordkv --write-queues 2 --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(Parse(r.out).Str("orderTopicConf"), "broker-a:2");
+  auto kv = admin.GetKvConfig("ORDER_TOPIC_CONFIG", "ordkv");
+  ASSERT_TRUE(kv.ok()) << kv.status().ToString();
+  EXPECT_EQ(*kv, "broker-a:2");
+
+  r = Cli("topic delete ordkv --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(Parse(r.out).Bool("orderTopicConfDeleted")) << r.out;
+  EXPECT_EQ(admin.GetKvConfig("ORDER_TOPIC_CONFIG", "ordkv").status().code(),
+            StatusCode::kNotFound);
+}
+
+// `topic delete --cluster C` sends clusterName with DELETE_TOPIC_IN_NAMESRV (216), as
+// mqadmin deleteTopic does: the name server drops only C's brokers from the route, and a
+// broker of another cluster keeps routing the topic.
+TEST_F(CliTest, TopicDeleteOfOneClusterKeepsTheOthersRoute) {
+  ASSERT_EQ(Cli("topic create twoclusters --queues 1").code, 0);
+  const std::string cluster =
+      Parse(Cli("cluster status --format json").out).Find("clusters")->items.at(0).Str("name");
+  ASSERT_FALSE(cluster.empty());
+  // A broker of another cluster that routes the topic too (a registration only).
+  client::Transport t;
+  protocol::RemotingCommand req = protocol::MakeRequest(protocol::RequestCode::kRegisterBroker);
+  protocol::RegisterBrokerRequestHeader h;
+  h.broker_name = "broker-z";
+  h.broker_addr = "127.0.0.1:1";
+  h.cluster_name = "OtherCluster";
+  h.ha_server_addr = "127.0.0.1:1";
+  h.EncodeTo(req);
+  req.body.Assign(
+      std::string_view("{\"filterServerList\":[],\"topicConfigSerializeWrapper\":{\"dataVersion\":"
+                       "{\"counter\":1,\"timestamp\":1},\"topicConfigTable\":{\"twoclusters\":{"
+                       "\"topicName\":\"twoclusters\",\"readQueueNums\":1,\"writeQueueNums\":1,"
+                       "\"perm\":6,\"topicFilterType\":\"SINGLE_TAG\",\"topicSysFlag\":0,"
+                       "\"order\":false}}}}"));
+  auto resp = t.Invoke(serve_->namesrv_addr(), std::move(req), 3000);
+  ASSERT_TRUE(resp.ok()) << resp.status().ToString();
+  ASSERT_EQ(resp->code, 0) << resp->remark.value_or("");
+
+  CliRun r = Cli("topic delete twoclusters --cluster " + cluster);
+  ASSERT_EQ(r.code, 0) << r.err;
+  client::AdminClient admin(client::AdminOptions{{serve_->namesrv_addr()}, 3000});
+  auto route = admin.GetRoute("twoclusters");
+  ASSERT_TRUE(route.ok()) << route.status().ToString();
+  ASSERT_EQ((*route)->queue_datas.size(), 1u);
+  EXPECT_EQ((*route)->queue_datas[0].broker_name, "broker-z");
 }
 
 TEST_F(CliTest, ClusterStatusListsTheBroker) {
