@@ -37,9 +37,13 @@ class CliTest : public ::testing::Test {
     o.binary = ROCKETSTORE_BINARY;
     o.store_dir = dir_->path() + "/store";
     o.log_file = dir_->path() + "/serve.log";
-    // A segment size of its own, which `message get` must learn from the broker.
+    // A store geometry of its own, which `message get/find` must learn from the broker:
+    // 1 MiB commit-log segments, consume-queue files of 190 bytes (rounded up to 10
+    // units, as RocketMQ does), 97 index slots.
     o.config_file = dir_->path() + "/broker.conf";
-    std::ofstream(o.config_file) << "mappedFileSizeCommitLog=1048576\n";
+    std::ofstream(o.config_file) << "mappedFileSizeCommitLog=1048576\n"
+                                    "mappedFileSizeConsumeQueue=190\n"
+                                    "maxHashSlotNum=97\nmaxIndexNum=4000\n";
     serve_ = new testing::ServeProcess(o);
     ASSERT_OK(serve_->Start());
   }

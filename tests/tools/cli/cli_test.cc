@@ -285,6 +285,56 @@ TEST_F(CliTest, MessageGetOfAnIdWithNoMessageExitsThree) {
   EXPECT_EQ(Cli("message get " + id).code, 0);
 }
 
+// message get/find say where a message lives in each of the broker's files: the
+// commit-log segment, the consume-queue file and unit, and (for a lookup through the
+// index) the key's hash slot, with the broker's own geometry (GET_BROKER_CONFIG).
+TEST_F(CliTest, MessageLocationNamesTheQueueUnitAndTheIndexSlot) {
+  ASSERT_EQ(Cli("topic create wheret --queues 1").code, 0);
+  std::string input;
+  for (int i = 0; i < 12; ++i) input += "w" + std::to_string(i) + "\n";
+  CliRun p = Cli("produce wheret --key where-k --format json", input);
+  ASSERT_EQ(p.code, 0) << p.err;
+  const client::FjValue last = Parse(p.out).Find("results")->items.at(11);
+  ASSERT_EQ(last.Int("queueOffset"), 11);
+  // Unit 11 is byte 220 of the queue: file 200 (10 units of 20 bytes), position 20.
+  CliRun g = Cli("message get " + last.Str("offsetMsgId") + " --format json");
+  ASSERT_EQ(g.code, 0) << g.err;
+  const std::string cq = Parse(g.out).Str("consumeQueueLocation");
+  EXPECT_NE(cq.find("consumequeue/wheret/0/00000000000000000200 at position 20 "),
+            std::string::npos)
+      << cq;
+  EXPECT_NE(cq.find("200-byte file size"), std::string::npos) << cq;
+  g = Cli("message get " + last.Str("offsetMsgId"));
+  ASSERT_EQ(g.code, 0) << g.err;
+  EXPECT_NE(g.out.find("queue unit:     consumequeue/wheret/0/00000000000000000200"),
+            std::string::npos)
+      << g.out;
+
+  const int32_t hash = format::IndexKeyHash("wheret#where-k");
+  const int32_t slot = hash % 97;
+  const std::string expect = "slot " + std::to_string(hash) + " % 97 = " + std::to_string(slot) +
+                             " at byte " + std::to_string(40 + 4 * slot) + " ";
+  CliRun f = Cli("message find --topic wheret --key where-k --format json");
+  ASSERT_EQ(f.code, 0) << f.err;
+  const client::FjValue v = Parse(f.out);
+  ASSERT_EQ(v.Find("messages")->items.size(), 12u) << f.out;
+  for (const auto& m : v.Find("messages")->items) {
+    ASSERT_EQ(m.Find("indexLocation")->items.size(), 1u) << f.out;
+    const std::string idx = m.Find("indexLocation")->items[0].text;
+    EXPECT_NE(idx.find("key wheret#where-k: keyHash |String.hashCode()| = " + std::to_string(hash)),
+              std::string::npos)
+        << idx;
+    EXPECT_NE(idx.find(expect), std::string::npos) << idx;
+  }
+  // By client id (UNIQ_KEY), the index explanation is the unique key's.
+  g = Cli("message get " + last.Str("msgId") + " --topic wheret --format json");
+  ASSERT_EQ(g.code, 0) << g.err;
+  EXPECT_NE(
+      Parse(g.out).Find("indexLocation")->items.at(0).text.find("wheret#" + last.Str("msgId")),
+      std::string::npos)
+      << g.out;
+}
+
 TEST_F(CliTest, BenchProducesAndReportsPercentiles) {
   CliRun b = Cli("bench produce benchtopic --count 500 --size 100 --no-progress --format json");
   ASSERT_EQ(b.code, 0) << b.err;
