@@ -196,6 +196,12 @@ std::string NotWritable(const std::string& topic, const TopicRoute& r) {
 
 Result<Producer::Publish> Producer::PublishFor(const std::string& topic) {
   auto route = routes_->Get(topic);
+  if (route.ok() && (*route)->WritableQueues(topic).empty()) {
+    // As Java's tryToFindTopicPublishInfo: a route without a writable queue is asked for
+    // again before the send gives up (the topic may have become writable since).
+    auto fresh = routes_->Refresh(topic);
+    if (fresh.ok()) route = std::move(fresh);
+  }
   if (route.ok()) {
     Publish pub{*route, (*route)->WritableQueues(topic)};
     if (pub.queues.empty()) return FailedPrecondition(NotWritable(topic, **route));
@@ -322,7 +328,8 @@ Result<SendResult> Producer::Decode(const Prepared& p, const MessageQueue& q,
   return r;
 }
 
-Result<SendResult> Producer::SendWithRetry(const Prepared& p, Publish pub, int attempts) {
+Result<SendResult> Producer::SendWithRetry(const Prepared& p, Publish pub, int attempts,
+                                           bool fixed_queue) {
   std::string last_broker, brokers;
   Status last;
   int tried = 0;
@@ -350,6 +357,18 @@ Result<SendResult> Producer::SendWithRetry(const Prepared& p, Publish pub, int a
       if (r.ok()) r->attempts = i + 1;
       return r;
     }
+    // The route may be what failed (a broker gone, a topic moved or made read-only): ask
+    // the name server again, for this send's next attempt and the sends after it. Without
+    // an answer the route we have stays.
+    routes_->MarkStale(p.topic);
+    if (i + 1 < attempts && !fixed_queue) {
+      auto next = PublishFor(p.topic);
+      if (next.ok()) {
+        pub = std::move(*next);
+      } else if (next.status().code() != StatusCode::kUnavailable) {
+        return Status(last.code(), last.message() + "; the route now: " + next.status().message());
+      }
+    }
   }
   if (tried == 1) return last;
   return Status(last.code() == StatusCode::kOk ? StatusCode::kUnavailable : last.code(),
@@ -372,7 +391,7 @@ Result<SendResult> Producer::SendToQueue(const Message& m, const MessageQueue& q
   RS_ASSIGN_OR_RETURN(Prepared p, Prepare(m));
   RS_ASSIGN_OR_RETURN(Publish pub, PublishFor(m.topic));  // for the broker addresses
   pub.queues = {queue};
-  return SendWithRetry(p, std::move(pub), 1);
+  return SendWithRetry(p, std::move(pub), 1, /*fixed_queue=*/true);
 }
 
 Result<SendResult> Producer::SendBatch(const std::vector<Message>& messages) {
@@ -454,6 +473,7 @@ void Producer::AsyncAttempt(std::shared_ptr<AsyncState> st) {
           if (!resp.ok() && started_) {
             st->last_error = resp.status();
             MarkFailed(q.broker_name);
+            routes_->MarkStale(st->prepared.topic);  // the next send asks the name server
             AsyncAttempt(st);
             return;
           }
@@ -461,7 +481,10 @@ void Producer::AsyncAttempt(std::shared_ptr<AsyncState> st) {
             st->cb(resp.status());
             return;
           }
-          if (!Stored(resp->code)) MarkFailed(q.broker_name);
+          if (!Stored(resp->code)) {
+            MarkFailed(q.broker_name);
+            if (Retryable(resp->code)) routes_->MarkStale(st->prepared.topic);
+          }
           auto r = Decode(st->prepared, q, addr, *resp);
           if (r.ok()) r->attempts = st->attempt;
           st->cb(std::move(r));

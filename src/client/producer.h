@@ -2,7 +2,11 @@
 //
 // Producer: sends messages the way RocketMQ 4.9.8's DefaultMQProducer does.
 //   * Routes come from the name servers (GET_ROUTEINFO_BY_TOPIC 105), cached and refreshed
-//     after route_refresh_ms; a topic without a route is sent with the route of TBW102
+//     after route_refresh_ms, and at once after a failed send (a network error or one of
+//     the retried refusals): the next attempt and the next sends use the name server's
+//     current route (kept as it was when no name server answers). A cached route without
+//     a writable queue is asked for again before a send gives up (Java's
+//     tryToFindTopicPublishInfo). A topic without a route is sent with the route of TBW102
 //     (auto-create) when the name server has that.
 //   * Queue selection: round-robin over the writable queues; a retry picks a queue of
 //     another broker than the one that just failed, and a failed broker is skipped for
@@ -120,7 +124,9 @@ class Producer {
   protocol::RemotingCommand BuildRequest(const Prepared& p, const MessageQueue& q) const;
   Result<SendResult> Decode(const Prepared& p, const MessageQueue& q, const std::string& addr,
                             const protocol::RemotingCommand& resp) const;
-  Result<SendResult> SendWithRetry(const Prepared& p, Publish pub, int attempts);
+  // fixed_queue: SendToQueue's one queue, never re-chosen from a refreshed route.
+  Result<SendResult> SendWithRetry(const Prepared& p, Publish pub, int attempts,
+                                   bool fixed_queue = false);
   void AsyncAttempt(std::shared_ptr<AsyncState> st);
   // DefaultMQProducer 4.9.8's retryResponseCodes.
   static bool Retryable(int32_t code);

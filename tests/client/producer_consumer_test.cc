@@ -151,6 +151,63 @@ TEST_F(ProducerConsumerTest, AsyncRefusalGoesToTheCallbackAtOnce) {
   EXPECT_NE(got->message().find("NO_PERMISSION (16)"), std::string::npos) << got->ToString();
 }
 
+// Waits until the name server routes `topic` with `writable` writable queues.
+void WaitForWritable(Transport& t, const std::string& namesrv, const std::string& topic,
+                     size_t writable) {
+  RouteCache routes(t, RouteCacheOptions{{namesrv}, 0, 3000});
+  for (int i = 0; i < 300; ++i) {
+    auto r = routes.Refresh(topic);
+    if (r.ok() && (*r)->WritableQueues(topic).size() == writable) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  FAIL() << topic << " never had " << writable << " writable queues on the name server";
+}
+
+// A failed send makes the producer ask the name server again (not only every
+// route_refresh_ms): after the topic was made read-only (refused, route refetched) and
+// then writable with 4 queues, the next sends use all 4, though the route it first
+// cached (1 queue) would not expire for an hour.
+TEST_F(ProducerConsumerTest, AFailedSendRefreshesTheRoute) {
+  CreateTopic("TopicRF", 1);
+  ProducerOptions o = PO();
+  o.route_refresh_ms = 3600 * 1000;
+  o.start_runner = false;
+  Producer p(o);
+  ASSERT_OK(p.Start());
+  ASSERT_OK(p.Send(Message{.topic = "TopicRF", .body = "first"}).status());
+  BrokerCall call{&transport_, broker_addr(), 3000};
+  ASSERT_OK(call.CreateTopic("TopicRF", 1, 1, 4, false));
+  WaitForWritable(transport_, namesrv_addr(), "TopicRF", 0);
+  auto refused = p.Send(Message{.topic = "TopicRF", .body = "refused"});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), StatusCode::kFailedPrecondition)
+      << refused.status().ToString();
+
+  ASSERT_OK(call.CreateTopic("TopicRF", 4, 4, 6, false));
+  WaitForWritable(transport_, namesrv_addr(), "TopicRF", 4);
+  std::set<int32_t> used;
+  for (int i = 0; i < 8; ++i) {
+    ASSERT_OK_AND_ASSIGN(SendResult r, p.Send(Message{.topic = "TopicRF", .body = "again"}));
+    used.insert(r.queue.queue_id);
+  }
+  EXPECT_EQ(used.size(), 4u);
+}
+
+// With the name server gone, a route the cache holds is still used (as Java keeps its
+// route table), even when marked stale by a failure.
+TEST_F(ProducerConsumerTest, TheCachedRouteOutlivesTheNameServer) {
+  CreateTopic("TopicNS", 2);
+  RouteCache routes(transport_, RouteCacheOptions{{namesrv_addr()}, 3600 * 1000, 1000});
+  ASSERT_OK_AND_ASSIGN(auto first, routes.Get("TopicNS"));
+  ns_->Stop();
+  ns_.reset();
+  routes.MarkStale("TopicNS");
+  ASSERT_OK_AND_ASSIGN(auto after, routes.Get("TopicNS"));
+  EXPECT_EQ(after, first);
+  EXPECT_EQ(routes.Refresh("TopicNS").status().code(), StatusCode::kUnavailable);
+  EXPECT_EQ(routes.Get("NeverSeen").status().code(), StatusCode::kUnavailable);
+}
+
 TEST_F(ProducerConsumerTest, SyncSendRoundRobinAndConsumeWithProperties) {
   CreateTopic("TopicA", 4);
   Producer p(PO());
