@@ -249,8 +249,17 @@ Result<TopicStats> AdminClient::GetTopicStats(const std::string& addr, const std
   return TopicStats::Decode(Body(r));
 }
 Status AdminClient::CreateTopic(const std::string& addr, const TopicConfig& c) {
-  return Broker(addr).CreateTopic(c.topic_name, c.read_queue_nums, c.write_queue_nums, c.perm,
-                                  c.order);
+  // Every field of the TopicConfig, as mqadmin's createAndUpdateTopicConfig sends it.
+  protocol::CreateTopicRequestHeader h;
+  h.topic = c.topic_name;
+  h.default_topic = "TBW102";
+  h.read_queue_nums = c.read_queue_nums;
+  h.write_queue_nums = c.write_queue_nums;
+  h.perm = c.perm;
+  h.topic_filter_type = c.topic_filter_type.empty() ? "SINGLE_TAG" : c.topic_filter_type;
+  h.topic_sys_flag = c.topic_sys_flag;
+  h.order = c.order;
+  return Broker(addr).CreateTopic(h);
 }
 Status AdminClient::DeleteTopicInBroker(const std::string& addr, const std::string& topic) {
   return CallBroker(addr, 215, {{"topic", topic}}).status();

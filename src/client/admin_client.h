@@ -64,9 +64,10 @@ class AdminClient {
   Result<KvTable> GetBrokerRuntimeInfo(const std::string& addr);                        // 28
   Result<std::map<std::string, std::string>> GetBrokerConfig(const std::string& addr);  // 26
   Status UpdateBrokerConfig(const std::string& addr,
-                            const std::map<std::string, std::string>& changes);           // 25
-  Result<TopicConfigTable> GetAllTopicConfig(const std::string& addr);                    // 21
-  Result<TopicStats> GetTopicStats(const std::string& addr, const std::string& topic);    // 202
+                            const std::map<std::string, std::string>& changes);         // 25
+  Result<TopicConfigTable> GetAllTopicConfig(const std::string& addr);                  // 21
+  Result<TopicStats> GetTopicStats(const std::string& addr, const std::string& topic);  // 202
+  // Sends every field of config (filter type "" = SINGLE_TAG, sys flag, order).
   Status CreateTopic(const std::string& addr, const TopicConfig& config);                 // 17
   Status DeleteTopicInBroker(const std::string& addr, const std::string& topic);          // 215
   Result<TopicList> GetSystemTopicsFromBroker(const std::string& addr);                   // 305

@@ -11,26 +11,32 @@ namespace rocketstore::client {
 using protocol::RemotingCommand;
 using protocol::RequestCode;
 
-Result<RemotingCommand> BrokerCall::Call(RemotingCommand req, const std::string& what) const {
+Result<RemotingCommand> BrokerCall::Send(RemotingCommand req, const std::string& what) const {
   if (transport == nullptr || addr.empty()) {
     return FailedPrecondition(what + ": no broker address");
   }
-  RS_ASSIGN_OR_RETURN(RemotingCommand resp, transport->Invoke(addr, std::move(req), timeout_ms));
-  if (resp.code != 0) {
-    // kUnavailable (the CLI's "is it running and reachable" hint) only for a busy broker;
-    // any other answer is a refusal of this request, for the reason in the remark.
-    const bool not_found = resp.code == protocol::ToInt(protocol::ResponseCode::kQueryNotFound) ||
-                           resp.code == protocol::ToInt(protocol::ResponseCode::kTopicNotExist);
-    const bool busy = resp.code == protocol::ToInt(protocol::ResponseCode::kSystemBusy);
-    const std::string_view name = protocol::ResponseCodeName(resp.code);
-    return Status(not_found ? StatusCode::kNotFound
-                  : busy    ? StatusCode::kUnavailable
-                            : StatusCode::kFailedPrecondition,
-                  what + " at " + addr + ": broker answered " +
-                      (name.empty() ? "code " : std::string(name) + " ") +
-                      std::to_string(resp.code) +
-                      (resp.remark ? " (" + *resp.remark + ")" : std::string()));
-  }
+  return transport->Invoke(addr, std::move(req), timeout_ms);
+}
+
+Status BrokerCall::Check(const RemotingCommand& resp, const std::string& what) const {
+  if (resp.code == 0) return Status::OK();
+  // kUnavailable (the CLI's "is it running and reachable" hint) only for a busy broker;
+  // any other answer is a refusal of this request, for the reason in the remark.
+  const bool not_found = resp.code == protocol::ToInt(protocol::ResponseCode::kQueryNotFound) ||
+                         resp.code == protocol::ToInt(protocol::ResponseCode::kTopicNotExist);
+  const bool busy = resp.code == protocol::ToInt(protocol::ResponseCode::kSystemBusy);
+  const std::string_view name = protocol::ResponseCodeName(resp.code);
+  return Status(not_found ? StatusCode::kNotFound
+                : busy    ? StatusCode::kUnavailable
+                          : StatusCode::kFailedPrecondition,
+                what + " at " + addr + ": broker answered " +
+                    (name.empty() ? "code " : std::string(name) + " ") + std::to_string(resp.code) +
+                    (resp.remark ? " (" + *resp.remark + ")" : std::string()));
+}
+
+Result<RemotingCommand> BrokerCall::Call(RemotingCommand req, const std::string& what) const {
+  RS_ASSIGN_OR_RETURN(RemotingCommand resp, Send(std::move(req), what));
+  RS_RETURN_IF_ERROR(Check(resp, what));
   return resp;
 }
 
@@ -71,6 +77,7 @@ Result<int64_t> BrokerCall::SearchOffset(const MessageQueue& q, int64_t timestam
   protocol::SearchOffsetRequestHeader h;
   FillQueue(h, q);
   h.timestamp = timestamp_ms;
+  h.boundary_type = protocol::BoundaryType::kLower;
   h.EncodeTo(req);
   RS_ASSIGN_OR_RETURN(RemotingCommand resp,
                       Call(std::move(req), "offset by time of " + QueueName(q)));
@@ -96,6 +103,9 @@ Result<int64_t> BrokerCall::ConsumerOffset(const std::string& group, const Messa
   h.topic = q.topic;
   h.queue_id = q.queue_id;
   h.broker_name = q.broker_name;
+  // No offset must not read as a commit at 0: a new group's consume-from (latest, a
+  // time) would never apply.
+  h.set_zero_if_not_found = false;
   h.EncodeTo(req);
   RS_ASSIGN_OR_RETURN(RemotingCommand resp,
                       Call(std::move(req), "offset of group " + group + " on " + QueueName(q)));
@@ -140,9 +150,15 @@ Result<MessageExt> BrokerCall::ViewMessage(int64_t commit_log_offset) const {
   protocol::ViewMessageRequestHeader h;
   h.offset = commit_log_offset;
   h.EncodeTo(req);
-  RS_ASSIGN_OR_RETURN(
-      RemotingCommand resp,
-      Call(std::move(req), "message at offset " + std::to_string(commit_log_offset)));
+  const std::string what = "message at commit-log offset " + std::to_string(commit_log_offset);
+  RS_ASSIGN_OR_RETURN(RemotingCommand resp, Send(std::move(req), what));
+  // SYSTEM_ERROR is the broker's only "no" here: "can not find message by the offset"
+  // (QueryMessageProcessor.viewMessageById).
+  if (resp.code == protocol::ToInt(protocol::ResponseCode::kSystemError)) {
+    return NotFound("no " + what + " on broker " + addr +
+                    (resp.remark ? " (" + *resp.remark + ")" : std::string()));
+  }
+  RS_RETURN_IF_ERROR(Check(resp, what));
   std::vector<uint8_t> body = resp.body.Flatten();
   RS_ASSIGN_OR_RETURN(auto msgs, DecodeMessages(body, false));
   if (msgs.empty()) return NotFound("no message at offset " + std::to_string(commit_log_offset));
@@ -190,7 +206,6 @@ Status BrokerCall::Heartbeat(const std::vector<uint8_t>& body) const {
 
 Status BrokerCall::CreateTopic(const std::string& topic, int32_t read_queues, int32_t write_queues,
                                int32_t perm, bool order) const {
-  RemotingCommand req = protocol::MakeRequest(RequestCode::kUpdateAndCreateTopic);
   protocol::CreateTopicRequestHeader h;
   h.topic = topic;
   h.default_topic = "TBW102";
@@ -199,8 +214,13 @@ Status BrokerCall::CreateTopic(const std::string& topic, int32_t read_queues, in
   h.perm = perm;
   h.topic_filter_type = "SINGLE_TAG";
   h.order = order;
+  return CreateTopic(h);
+}
+
+Status BrokerCall::CreateTopic(const protocol::CreateTopicRequestHeader& h) const {
+  RemotingCommand req = protocol::MakeRequest(RequestCode::kUpdateAndCreateTopic);
   h.EncodeTo(req);
-  return Call(std::move(req), "create topic " + topic).status();
+  return Call(std::move(req), "create topic " + h.topic).status();
 }
 
 }  // namespace rocketstore::client

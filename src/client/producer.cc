@@ -24,7 +24,7 @@ struct Producer::Prepared {
 
 struct Producer::AsyncState {
   Prepared prepared;
-  std::vector<MessageQueue> queues;
+  Publish pub;
   SendCallback cb;
   int attempts_left = 0;
   int attempt = 0;
@@ -92,13 +92,13 @@ std::vector<uint8_t> Producer::HeartbeatBody() const {
   return hb.Encode();
 }
 
-void Producer::HeartbeatNewBrokers(const std::vector<MessageQueue>& queues) {
+void Producer::HeartbeatNewBrokers(const Publish& pub) {
   if (!started_) return;
   std::vector<std::string> fresh;
   {
     std::lock_guard<std::mutex> l(hb_mu_);
-    for (const auto& q : queues) {
-      const std::string a = routes_->BrokerAddr(q.broker_name);
+    for (const auto& q : pub.queues) {
+      const std::string a = pub.AddrOf(q.broker_name);
       if (!a.empty() && heartbeated_.insert(a).second) fresh.push_back(a);
     }
   }
@@ -145,46 +145,86 @@ Status Producer::RunOnce(int64_t now_ms) {
 }
 
 bool Producer::Retryable(int32_t code) {
+  using protocol::ResponseCode;
   switch (code) {
-    case 17:   // TOPIC_NOT_EXIST
-    case 14:   // SERVICE_NOT_AVAILABLE
-    case 1:    // SYSTEM_ERROR
-    case 16:   // NO_PERMISSION
-    case 204:  // NO_BUYER_ID
-    case 205:  // NOT_IN_CURRENT_UNIT
+    case protocol::ToInt(ResponseCode::kTopicNotExist):
+    case protocol::ToInt(ResponseCode::kServiceNotAvailable):
+    case protocol::ToInt(ResponseCode::kSystemError):
+    case protocol::ToInt(ResponseCode::kNoPermission):
+    case protocol::ToInt(ResponseCode::kNoBuyerId):
+    case protocol::ToInt(ResponseCode::kNotInCurrentUnit):
       return true;
     default:
       return false;
   }
 }
 
-Result<std::vector<MessageQueue>> Producer::QueuesFor(const std::string& topic) {
-  auto route = routes_->Get(topic);
-  if (route.ok()) {
-    auto qs = (*route)->WritableQueues(topic);
-    if (!qs.empty()) {
-      HeartbeatNewBrokers(qs);
-      return qs;
+bool Producer::Stored(int32_t code) {
+  using protocol::ResponseCode;
+  return code == protocol::ToInt(ResponseCode::kSuccess) ||
+         code == protocol::ToInt(ResponseCode::kFlushDiskTimeout) ||
+         code == protocol::ToInt(ResponseCode::kSlaveNotAvailable) ||
+         code == protocol::ToInt(ResponseCode::kFlushSlaveTimeout);
+}
+
+std::string Producer::Publish::AddrOf(const std::string& broker_name) const {
+  const BrokerData* b = route ? route->FindBroker(broker_name) : nullptr;
+  return b == nullptr ? std::string() : b->MasterAddr();
+}
+
+namespace {
+// Why a route offers no writable queue, broker by broker.
+std::string NotWritable(const std::string& topic, const TopicRoute& r) {
+  std::string why;
+  for (const auto& q : r.queue_datas) {
+    if (!why.empty()) why += "; ";
+    const BrokerData* b = r.FindBroker(q.broker_name);
+    if ((q.perm & kPermWrite) == 0) {
+      why += q.broker_name + " has it with perm " + std::to_string(q.perm) +
+             ((q.perm & kPermRead) != 0 ? " (read only)" : " (no access)");
+    } else if (b == nullptr || b->MasterAddr().empty()) {
+      why += q.broker_name + " has no live master";
+    } else {
+      why += q.broker_name + " has " + std::to_string(q.write_queue_nums) + " write queues";
     }
-    return Unavailable("topic " + topic + " has no writable queue on a live master broker");
+  }
+  if (why.empty()) why = "no broker serves it";
+  return "topic " + topic + " has no writable queue: " + why +
+         "; a route's perm is the topic's, masked by its broker's brokerPermission";
+}
+}  // namespace
+
+Result<Producer::Publish> Producer::PublishFor(const std::string& topic) {
+  auto route = routes_->Get(topic);
+  if (route.ok() && (*route)->WritableQueues(topic).empty()) {
+    // As Java's tryToFindTopicPublishInfo: a route without a writable queue is asked for
+    // again before the send gives up (the topic may have become writable since).
+    auto fresh = routes_->Refresh(topic);
+    if (fresh.ok()) route = std::move(fresh);
+  }
+  if (route.ok()) {
+    Publish pub{*route, (*route)->WritableQueues(topic)};
+    if (pub.queues.empty()) return FailedPrecondition(NotWritable(topic, **route));
+    HeartbeatNewBrokers(pub);
+    return pub;
   }
   if (route.status().code() != StatusCode::kNotFound) return route.status();
   // No route: send on the default topic's route so the broker auto-creates the topic.
   auto def = routes_->Get(options_.default_topic);
   if (!def.ok()) return route.status();
-  auto qs = (*def)->WritableQueues(topic);
-  std::vector<MessageQueue> out;
+  Publish pub{*def, {}};
   std::map<std::string, int32_t> per_broker;
-  for (auto& q : qs) {
-    if (per_broker[q.broker_name]++ < options_.default_topic_queue_nums) out.push_back(q);
+  for (auto& q : (*def)->WritableQueues(topic)) {
+    if (per_broker[q.broker_name]++ < options_.default_topic_queue_nums) pub.queues.push_back(q);
   }
-  if (out.empty()) return route.status();
-  HeartbeatNewBrokers(out);
-  return out;
+  if (pub.queues.empty()) return route.status();
+  HeartbeatNewBrokers(pub);
+  return pub;
 }
 
 Result<std::vector<MessageQueue>> Producer::WritableQueues(const std::string& topic) {
-  return QueuesFor(topic);
+  RS_ASSIGN_OR_RETURN(Publish pub, PublishFor(topic));
+  return pub.queues;
 }
 
 MessageQueue Producer::Select(const std::vector<MessageQueue>& queues,
@@ -263,10 +303,21 @@ Result<SendResult> Producer::Decode(const Prepared& p, const MessageQueue& q,
     case 11:
       r.status = SendStatus::kSlaveNotAvailable;
       break;
-    default:
-      return Status(StatusCode::kUnavailable,
-                    "broker " + q.broker_name + " (" + addr + ") refused the send of " + p.topic +
-                        ": code " + std::to_string(resp.code) + " " + resp.remark.value_or(""));
+    default: {
+      // A refusal, for the reason in the remark. Only a busy broker is "try again later"
+      // (kUnavailable); a topic it lacks is kNotFound.
+      using protocol::ResponseCode;
+      const StatusCode code = resp.code == protocol::ToInt(ResponseCode::kSystemBusy)
+                                  ? StatusCode::kUnavailable
+                              : resp.code == protocol::ToInt(ResponseCode::kTopicNotExist)
+                                  ? StatusCode::kNotFound
+                                  : StatusCode::kFailedPrecondition;
+      const std::string_view name = protocol::ResponseCodeName(resp.code);
+      return Status(code, "broker " + q.broker_name + " (" + addr + ") refused the send to " +
+                              p.topic + ": " + (name.empty() ? "code" : std::string(name)) + " (" +
+                              std::to_string(resp.code) + ")" +
+                              (resp.remark ? ": " + *resp.remark : std::string()));
+    }
   }
   RS_ASSIGN_OR_RETURN(auto h, protocol::SendMessageResponseHeader::Decode(resp));
   r.msg_id = p.uniq_id;
@@ -277,14 +328,17 @@ Result<SendResult> Producer::Decode(const Prepared& p, const MessageQueue& q,
   return r;
 }
 
-Result<SendResult> Producer::SendWithRetry(const Prepared& p,
-                                           const std::vector<MessageQueue>& queues, int attempts) {
-  std::string last_broker;
+Result<SendResult> Producer::SendWithRetry(const Prepared& p, Publish pub, int attempts,
+                                           bool fixed_queue) {
+  std::string last_broker, brokers;
   Status last;
+  int tried = 0;
   for (int i = 0; i < attempts; ++i) {
-    const MessageQueue q = Select(queues, last_broker);
-    const std::string addr = routes_->BrokerAddr(q.broker_name);
+    const MessageQueue q = Select(pub.queues, last_broker);
+    const std::string addr = pub.AddrOf(q.broker_name);
     last_broker = q.broker_name;
+    ++tried;
+    brokers += (brokers.empty() ? "" : ", ") + q.broker_name;
     if (addr.empty()) {
       last = Unavailable("no address for broker " + q.broker_name);
       continue;
@@ -294,29 +348,39 @@ Result<SendResult> Producer::SendWithRetry(const Prepared& p,
       last = resp.status();
       MarkFailed(q.broker_name);
       transport_->Drop(addr);
-      continue;
-    }
-    if (resp->code != 0 && resp->code != 10 && resp->code != 11 && resp->code != 12 &&
-        Retryable(resp->code)) {
+    } else if (!Stored(resp->code)) {
       last = Decode(p, q, addr, *resp).status();
       MarkFailed(q.broker_name);
-      routes_->Invalidate(p.topic);
-      continue;
+      if (!Retryable(resp->code)) return last;  // as Java: thrown at once
+    } else {
+      auto r = Decode(p, q, addr, *resp);
+      if (r.ok()) r->attempts = i + 1;
+      return r;
     }
-    auto r = Decode(p, q, addr, *resp);
-    if (r.ok()) r->attempts = i + 1;
-    return r;
+    // The route may be what failed (a broker gone, a topic moved or made read-only): ask
+    // the name server again, for this send's next attempt and the sends after it. Without
+    // an answer the route we have stays.
+    routes_->MarkStale(p.topic);
+    if (i + 1 < attempts && !fixed_queue) {
+      auto next = PublishFor(p.topic);
+      if (next.ok()) {
+        pub = std::move(*next);
+      } else if (next.status().code() != StatusCode::kUnavailable) {
+        return Status(last.code(), last.message() + "; the route now: " + next.status().message());
+      }
+    }
   }
+  if (tried == 1) return last;
   return Status(last.code() == StatusCode::kOk ? StatusCode::kUnavailable : last.code(),
-                "send to " + p.topic + " failed after " + std::to_string(attempts) +
-                    " attempt(s): " + last.message());
+                "send to " + p.topic + " failed after " + std::to_string(tried) +
+                    " attempts (brokers " + brokers + "), the last: " + last.message());
 }
 
 Result<SendResult> Producer::Send(const Message& m) {
   if (!started_) return FailedPrecondition("producer not started: call Start() first");
   RS_ASSIGN_OR_RETURN(Prepared p, Prepare(m));
-  RS_ASSIGN_OR_RETURN(auto queues, QueuesFor(m.topic));
-  return SendWithRetry(p, queues, 1 + options_.retry_times_when_send_failed);
+  RS_ASSIGN_OR_RETURN(Publish pub, PublishFor(m.topic));
+  return SendWithRetry(p, std::move(pub), 1 + options_.retry_times_when_send_failed);
 }
 
 Result<SendResult> Producer::SendToQueue(const Message& m, const MessageQueue& queue) {
@@ -325,9 +389,9 @@ Result<SendResult> Producer::SendToQueue(const Message& m, const MessageQueue& q
     return InvalidArgument("queue topic " + queue.topic + " is not the message's topic " + m.topic);
   }
   RS_ASSIGN_OR_RETURN(Prepared p, Prepare(m));
-  RS_ASSIGN_OR_RETURN(auto queues, QueuesFor(m.topic));  // fills the broker addresses
-  (void)queues;
-  return SendWithRetry(p, {queue}, 1);
+  RS_ASSIGN_OR_RETURN(Publish pub, PublishFor(m.topic));  // for the broker addresses
+  pub.queues = {queue};
+  return SendWithRetry(p, std::move(pub), 1, /*fixed_queue=*/true);
 }
 
 Result<SendResult> Producer::SendBatch(const std::vector<Message>& messages) {
@@ -358,16 +422,16 @@ Result<SendResult> Producer::SendBatch(const std::vector<Message>& messages) {
   }
   p.body.assign(body.begin(), body.end());
   p.properties = "WAIT\x01true";
-  RS_ASSIGN_OR_RETURN(auto queues, QueuesFor(p.topic));
-  return SendWithRetry(p, queues, 1 + options_.retry_times_when_send_failed);
+  RS_ASSIGN_OR_RETURN(Publish pub, PublishFor(p.topic));
+  return SendWithRetry(p, std::move(pub), 1 + options_.retry_times_when_send_failed);
 }
 
 Status Producer::SendOneway(const Message& m) {
   if (!started_) return FailedPrecondition("producer not started: call Start() first");
   RS_ASSIGN_OR_RETURN(Prepared p, Prepare(m));
-  RS_ASSIGN_OR_RETURN(auto queues, QueuesFor(m.topic));
-  const MessageQueue q = Select(queues, "");
-  const std::string addr = routes_->BrokerAddr(q.broker_name);
+  RS_ASSIGN_OR_RETURN(Publish pub, PublishFor(m.topic));
+  const MessageQueue q = Select(pub.queues, "");
+  const std::string addr = pub.AddrOf(q.broker_name);
   if (addr.empty()) return Unavailable("no address for broker " + q.broker_name);
   RemotingCommand req = BuildRequest(p, q);
   req.MarkOneway();
@@ -378,25 +442,27 @@ Status Producer::SendAsync(const Message& m, SendCallback cb) {
   if (!started_) return FailedPrecondition("producer not started: call Start() first");
   if (!cb) return InvalidArgument("SendAsync needs a callback");
   RS_ASSIGN_OR_RETURN(Prepared p, Prepare(m));
-  RS_ASSIGN_OR_RETURN(auto queues, QueuesFor(m.topic));
+  RS_ASSIGN_OR_RETURN(Publish pub, PublishFor(m.topic));
   auto st = std::make_shared<AsyncState>();
   st->prepared = std::move(p);
-  st->queues = std::move(queues);
+  st->pub = std::move(pub);
   st->cb = std::move(cb);
   st->attempts_left = 1 + options_.retry_times_when_send_async_failed;
   AsyncAttempt(std::move(st));
   return Status::OK();
 }
 
-// One attempt; on a retryable failure the next attempt is made from the callback (with
-// the route captured at SendAsync, so the I/O thread never blocks on a name server).
+// One attempt; after a network failure the next attempt is made from the callback on
+// another broker (with the route captured at SendAsync, so the I/O thread never blocks on
+// a name server). A broker's answer, refusal or not, goes to the callback (as Java's
+// sendMessageAsync: only a failed request is retried).
 void Producer::AsyncAttempt(std::shared_ptr<AsyncState> st) {
   while (st->attempts_left > 0) {
     --st->attempts_left;
     ++st->attempt;
-    const MessageQueue q = Select(st->queues, st->last_broker);
+    const MessageQueue q = Select(st->pub.queues, st->last_broker);
     st->last_broker = q.broker_name;
-    const std::string addr = routes_->BrokerAddr(q.broker_name);
+    const std::string addr = st->pub.AddrOf(q.broker_name);
     if (addr.empty()) {
       st->last_error = Unavailable("no address for broker " + q.broker_name);
       continue;
@@ -404,22 +470,20 @@ void Producer::AsyncAttempt(std::shared_ptr<AsyncState> st) {
     Status s = transport_->InvokeAsync(
         addr, BuildRequest(st->prepared, q),
         [this, st, q, addr](Result<RemotingCommand> resp) {
-          if (!started_) {  // shutting down: no retry
-            st->cb(resp.ok() ? Decode(st->prepared, q, addr, *resp)
-                             : Result<SendResult>(resp.status()));
-            return;
-          }
-          if (!resp.ok()) {
+          if (!resp.ok() && started_) {
             st->last_error = resp.status();
             MarkFailed(q.broker_name);
+            routes_->MarkStale(st->prepared.topic);  // the next send asks the name server
             AsyncAttempt(st);
             return;
           }
-          if (resp->code != 0 && Retryable(resp->code)) {
-            st->last_error = Decode(st->prepared, q, addr, *resp).status();
-            MarkFailed(q.broker_name);
-            AsyncAttempt(st);
+          if (!resp.ok()) {  // shutting down: no retry
+            st->cb(resp.status());
             return;
+          }
+          if (!Stored(resp->code)) {
+            MarkFailed(q.broker_name);
+            if (Retryable(resp->code)) routes_->MarkStale(st->prepared.topic);
           }
           auto r = Decode(st->prepared, q, addr, *resp);
           if (r.ok()) r->attempts = st->attempt;
@@ -430,9 +494,10 @@ void Producer::AsyncAttempt(std::shared_ptr<AsyncState> st) {
     st->last_error = s;
     MarkFailed(q.broker_name);
   }
-  st->cb(Status(StatusCode::kUnavailable, "async send to " + st->prepared.topic + " failed after " +
-                                              std::to_string(st->attempt) +
-                                              " attempt(s): " + st->last_error.message()));
+  const StatusCode code = st->last_error.ok() ? StatusCode::kUnavailable : st->last_error.code();
+  st->cb(Status(code, "async send to " + st->prepared.topic + " failed after " +
+                          std::to_string(st->attempt) +
+                          " attempt(s), the last: " + st->last_error.message()));
 }
 
 }  // namespace rocketstore::client

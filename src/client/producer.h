@@ -2,15 +2,27 @@
 //
 // Producer: sends messages the way RocketMQ 4.9.8's DefaultMQProducer does.
 //   * Routes come from the name servers (GET_ROUTEINFO_BY_TOPIC 105), cached and refreshed
-//     after route_refresh_ms; a topic without a route is sent with the route of TBW102
+//     after route_refresh_ms, and at once after a failed send (a network error or one of
+//     the retried refusals): the next attempt and the next sends use the name server's
+//     current route (kept as it was when no name server answers). A cached route without
+//     a writable queue is asked for again before a send gives up (Java's
+//     tryToFindTopicPublishInfo). A topic without a route is sent with the route of TBW102
 //     (auto-create) when the name server has that.
 //   * Queue selection: round-robin over the writable queues; a retry picks a queue of
 //     another broker than the one that just failed, and a failed broker is skipped for
 //     isolate_ms while others are available.
-//   * Sync Send retries retry_times_when_send_failed times on network errors and the codes
-//     Java retries (TOPIC_NOT_EXIST, SERVICE_NOT_AVAILABLE, SYSTEM_ERROR, NO_PERMISSION,
-//     NO_BUYER_ID, NOT_IN_CURRENT_UNIT); SendAsync retries the same way from the I/O thread;
-//     SendOneway never waits nor retries. SendBatch sends one SEND_BATCH_MESSAGE (320).
+//   * Sync Send retries retry_times_when_send_failed times on network errors and on the
+//     refusals DefaultMQProducer 4.9.8 retries (retryResponseCodes: TOPIC_NOT_EXIST,
+//     SERVICE_NOT_AVAILABLE, SYSTEM_ERROR, NO_PERMISSION, NO_BUYER_ID, NOT_IN_CURRENT_UNIT);
+//     any other refusal ends the send at once. SendAsync retries network errors only (as
+//     Java's sendMessageAsync: a broker's answer goes to the callback); SendOneway never
+//     waits nor retries. SendBatch sends one SEND_BATCH_MESSAGE (320).
+//   * Errors: a broker's refusal is kFailedPrecondition naming the broker, the response
+//     code and its remark ("NO_PERMISSION (16): the topic[T] sending message is
+//     forbidden"); SYSTEM_BUSY is kUnavailable (try again later), TOPIC_NOT_EXIST
+//     kNotFound; a route without a writable queue is kFailedPrecondition naming each
+//     broker's permission; a network failure is kUnavailable. After the last retry the
+//     error is the last attempt's, with its code.
 //   * Each message gets a UNIQ_KEY (SendResult::msg_id); offset_msg_id is the broker's.
 //   * Heartbeats (HEART_BEAT 34 with producerDataSet [{groupName}], client id "ip@instance"
 //     as Java's buildMQClientId) go to a broker as soon as a route names it (async, so the
@@ -97,20 +109,31 @@ class Producer {
  private:
   struct Prepared;  // one request ready to send (header fields, body)
   struct AsyncState;
+  // What a send chooses from: the writable queues of a route (the topic's own, or the
+  // default topic's for auto-create) and that route, which gives the brokers' addresses.
+  struct Publish {
+    std::shared_ptr<const TopicRoute> route;
+    std::vector<MessageQueue> queues;
+    std::string AddrOf(const std::string& broker_name) const;
+  };
 
-  Result<std::vector<MessageQueue>> QueuesFor(const std::string& topic);
+  Result<Publish> PublishFor(const std::string& topic);
   MessageQueue Select(const std::vector<MessageQueue>& queues, const std::string& last_broker);
   void MarkFailed(const std::string& broker);
   Result<Prepared> Prepare(const Message& m);
   protocol::RemotingCommand BuildRequest(const Prepared& p, const MessageQueue& q) const;
   Result<SendResult> Decode(const Prepared& p, const MessageQueue& q, const std::string& addr,
                             const protocol::RemotingCommand& resp) const;
-  Result<SendResult> SendWithRetry(const Prepared& p, const std::vector<MessageQueue>& queues,
-                                   int attempts);
+  // fixed_queue: SendToQueue's one queue, never re-chosen from a refreshed route.
+  Result<SendResult> SendWithRetry(const Prepared& p, Publish pub, int attempts,
+                                   bool fixed_queue = false);
   void AsyncAttempt(std::shared_ptr<AsyncState> st);
+  // DefaultMQProducer 4.9.8's retryResponseCodes.
   static bool Retryable(int32_t code);
-  // Heartbeats (async) the brokers of `queues` that have not had one yet.
-  void HeartbeatNewBrokers(const std::vector<MessageQueue>& queues);
+  // A store status the send still returns (SUCCESS, FLUSH_DISK_TIMEOUT, ...).
+  static bool Stored(int32_t code);
+  // Heartbeats (async) the brokers of `pub` that have not had one yet.
+  void HeartbeatNewBrokers(const Publish& pub);
 
   ProducerOptions options_;
   Clock& clock_;

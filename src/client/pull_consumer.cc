@@ -83,13 +83,16 @@ Status PullConsumer::Subscribe(const std::string& topic, const std::string& expr
   return Status::OK();
 }
 
-Status PullConsumer::Assign(std::vector<MessageQueue> queues) {
+Status PullConsumer::Assign(std::vector<MessageQueue> queues, const std::string& expression) {
   if (started_) return FailedPrecondition("Assign after Start");
   if (!subs_.empty()) return FailedPrecondition("Subscribe and Assign cannot be mixed");
   manual_ = true;
   std::set<std::string> topics;
   for (const auto& q : queues) topics.insert(q.topic);
-  for (const auto& t : topics) subs_.push_back(Sub{t, "*", {}, clock_.NowMillis()});
+  const std::string expr = expression.empty() ? "*" : expression;
+  for (const auto& t : topics) {
+    subs_.push_back(Sub{t, expr, ParseTags(expr), clock_.NowMillis()});
+  }
   SetAssignment(queues);
   return Status::OK();
 }
@@ -127,8 +130,9 @@ void PullConsumer::Shutdown() {
   if (!started_) return;
   if (runner_) runner_->Stop();
   runner_.reset();
-  if (!manual_ || options_.auto_commit) Commit().IgnoreError();
+  // Assign mode commits only when the application calls Commit (see the header).
   if (!manual_) {
+    Commit().IgnoreError();
     std::set<std::string> addrs;
     for (const auto& s : subs_) {
       auto r = routes_->Get(s.topic);

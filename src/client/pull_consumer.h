@@ -5,8 +5,10 @@
 //     (HEART_BEAT 34, CONSUME_ACTIVELY) to the topic's brokers, reads the group's members
 //     (GET_CONSUMER_LIST_BY_GROUP 38) and takes its share of the queues with
 //     AllocateAveragely (client/allocate.h): the same split as Java members compute.
-//     Or Assign(queues): fixed queues, no rebalance (a raw reader; offsets not committed
-//     unless Commit is called).
+//     Or Assign(queues, expression): fixed queues, no heartbeat, no rebalance (a raw
+//     reader). Nothing is ever committed in this mode unless the application calls Commit:
+//     not by Shutdown, not by auto_commit (a commit would make the broker create the
+//     group, which tools then list and count lag for).
 //   * A queue's first position: the group's committed offset (14); without one,
 //     consume_from: kLast = the queue's max offset, kFirst = its min, kTimestamp = the
 //     offset of consume_timestamp_ms (29).
@@ -14,7 +16,8 @@
 //     long_poll_ms) in flight per assigned queue and returns what arrived (tag-filtered on
 //     the client as Java does); PULL_OFFSET_MOVED moves to the broker's next offset.
 //   * Commit() writes the positions Poll has returned past (UPDATE_CONSUMER_OFFSET 15);
-//     with auto_commit the step function does it every auto_commit_interval_ms.
+//     in group mode with auto_commit the step function does it every
+//     auto_commit_interval_ms, and Shutdown does it once more.
 //   * Seek / SeekToBegin / SeekToEnd / SeekToTime move a queue (and drop what was buffered).
 //   * SendBack(msg, delay_level) asks the broker to redeliver via %RETRY%<group> (36).
 //   * Answers the broker's calls to a client as 4.9.8's ClientRemotingProcessor: a reset by
@@ -27,7 +30,8 @@
 //
 // Ownership: owns its connections and route cache.
 // Thread-safety: Poll / Commit / Seek* from one consumer thread; RunOnce from the runner;
-// both may run at once (internally locked). Shutdown once, last (commits, unregisters).
+// both may run at once (internally locked). Shutdown once, last (group mode: commits and
+// unregisters; Assign mode: neither).
 #pragma once
 
 #include <condition_variable>
@@ -64,7 +68,7 @@ struct PullConsumerOptions {
   int64_t request_timeout_ms = 3000;
   int64_t heartbeat_interval_ms = 30000;
   int64_t rebalance_interval_ms = 20000;
-  bool auto_commit = true;
+  bool auto_commit = true;  // group mode only: Assign mode commits only on Commit()
   int64_t auto_commit_interval_ms = 5000;
   int32_t max_reconsume_times = 16;
   // Group mode: also consume %RETRY%<group>, where SendBack'ed messages come back (their
@@ -84,8 +88,10 @@ class PullConsumer {
 
   // Before Start. expression: "*" or "TagA || TagB".
   Status Subscribe(const std::string& topic, const std::string& expression = "*");
-  // Before Start, instead of Subscribe: read exactly these queues (no group membership).
-  Status Assign(std::vector<MessageQueue> queues);
+  // Before Start, instead of Subscribe: read exactly these queues (no group membership),
+  // keeping the messages whose tag matches expression ("*" or "TagA || TagB"; the broker
+  // filters by tag hash and the client by tag, as for Subscribe).
+  Status Assign(std::vector<MessageQueue> queues, const std::string& expression = "*");
   Status Start();
   void Shutdown();
 

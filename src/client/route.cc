@@ -127,15 +127,28 @@ Result<protocol::RemotingCommand> RouteCache::InvokeNamesrv(
 }
 
 Result<std::shared_ptr<const TopicRoute>> RouteCache::Get(const std::string& topic) {
+  std::shared_ptr<const TopicRoute> cached;
   {
     std::lock_guard<std::mutex> l(mu_);
     auto it = routes_.find(topic);
-    if (it != routes_.end() &&
-        clock_.MonotonicNanos() / 1000000 - it->second.fetched_ms < options_.refresh_ms) {
-      return it->second.route;
+    if (it != routes_.end()) {
+      cached = it->second.route;
+      if (!it->second.stale &&
+          clock_.MonotonicNanos() / 1000000 - it->second.fetched_ms < options_.refresh_ms) {
+        return cached;
+      }
     }
   }
-  return Refresh(topic);
+  auto fresh = Refresh(topic);
+  // No name server answered: the route we have is the best there is.
+  if (!fresh.ok() && cached && fresh.status().code() == StatusCode::kUnavailable) return cached;
+  return fresh;
+}
+
+void RouteCache::MarkStale(const std::string& topic) {
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = routes_.find(topic);
+  if (it != routes_.end()) it->second.stale = true;
 }
 
 Result<std::shared_ptr<const TopicRoute>> RouteCache::Refresh(const std::string& topic) {

@@ -4,7 +4,9 @@
 // body: queueDatas, brokerDatas with brokerAddrs keyed by broker id, bare or quoted), the
 // producer's view of them (the writable queues of brokers with a master, sorted by broker
 // name as Java's TopicPublishInfo), the consumer's (readable queues), and RouteCache, which
-// asks the name servers and keeps each route for refresh_ms.
+// asks the name servers and keeps each route for refresh_ms (or until MarkStale). When no
+// name server answers, a route it already has is used past its age, as Java's clients keep
+// their route table while the name servers are down.
 //
 // Thread-safety: TopicRoute / PublishInfo are values. RouteCache: any thread.
 #pragma once
@@ -65,11 +67,15 @@ class RouteCache {
  public:
   RouteCache(Transport& transport, RouteCacheOptions options, Clock& clock = Clock::Real());
 
-  // The cached route when younger than refresh_ms, else a fresh one. kNotFound when the
-  // name server has no route for the topic (TOPIC_NOT_EXIST).
+  // The cached route when younger than refresh_ms and not marked stale, else a fresh one;
+  // the cached one when no name server answers. kNotFound when the name server has no
+  // route for the topic (TOPIC_NOT_EXIST).
   Result<std::shared_ptr<const TopicRoute>> Get(const std::string& topic);
   // Always asks the name server (and caches the answer).
   Result<std::shared_ptr<const TopicRoute>> Refresh(const std::string& topic);
+  // The next Get asks the name server (the route stays cached as a fallback).
+  void MarkStale(const std::string& topic);
+  // Forgets the route.
   void Invalidate(const std::string& topic);
   // The master address of broker_name from any cached route, or "" when none is known.
   std::string BrokerAddr(const std::string& broker_name) const;
@@ -84,6 +90,7 @@ class RouteCache {
   struct Entry {
     std::shared_ptr<const TopicRoute> route;
     int64_t fetched_ms = 0;
+    bool stale = false;
   };
   Transport& transport_;
   RouteCacheOptions options_;

@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -82,6 +83,129 @@ TEST_F(ProducerConsumerTest, NoNameServerIsAnError) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kUnavailable) << r.status().ToString();
   EXPECT_NE(r.status().message().find("127.0.0.1:1"), std::string::npos);
+}
+
+// A broker's refusal is reported as one: kFailedPrecondition naming the code and the
+// broker's remark (not kUnavailable, "check the network"). NO_PERMISSION is one of Java's
+// retryResponseCodes: the sync send tries again, then reports the last refusal; an async
+// send hands the answer to its callback at once, as Java's sendMessageAsync does.
+TEST_F(ProducerConsumerTest, RefusalsNameTheCodeAndRemark) {
+  CreateTopic("TopicRO", 2);
+  ProducerOptions o = PO();
+  o.route_refresh_ms = 3600 * 1000;  // the cached route still says writable
+  o.start_runner = false;
+  Producer p(o);
+  ASSERT_OK(p.Start());
+  ASSERT_OK(p.Send(Message{.topic = "TopicRO", .body = "ok"}).status());
+  BrokerCall call{&transport_, broker_addr(), 3000};
+  ASSERT_OK(call.CreateTopic("TopicRO", 2, 2, 4, false));  // read only now
+
+  auto r = p.Send(Message{.topic = "TopicRO", .body = "refused"});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kFailedPrecondition) << r.status().ToString();
+  EXPECT_NE(r.status().message().find("NO_PERMISSION (16)"), std::string::npos)
+      << r.status().ToString();
+  EXPECT_NE(r.status().message().find("sending is forbidden"), std::string::npos)
+      << r.status().ToString();
+
+  ASSERT_OK(call.CreateTopic("TopicRO", 2, 2, 6, false));
+  // Freshly looked up, a read-only route offers no queue: said before any send.
+  CreateTopic("TopicRO2", 1);
+  ASSERT_OK(call.CreateTopic("TopicRO2", 1, 1, 4, false));
+  RouteCache routes(transport_, RouteCacheOptions{{namesrv_addr()}, 0, 3000});
+  for (int i = 0; i < 200; ++i) {
+    auto rt = routes.Refresh("TopicRO2");
+    if (rt.ok() && (*rt)->WritableQueues("TopicRO2").empty()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  Producer fresh(PO());
+  ASSERT_OK(fresh.Start());
+  r = fresh.Send(Message{.topic = "TopicRO2", .body = "x"});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kFailedPrecondition) << r.status().ToString();
+  EXPECT_NE(r.status().message().find("broker-a has it with perm 4 (read only)"), std::string::npos)
+      << r.status().ToString();
+}
+
+TEST_F(ProducerConsumerTest, AsyncRefusalGoesToTheCallbackAtOnce) {
+  CreateTopic("TopicROA", 1);
+  ProducerOptions o = PO();
+  o.route_refresh_ms = 3600 * 1000;
+  o.start_runner = false;
+  Producer p(o);
+  ASSERT_OK(p.Start());
+  ASSERT_OK(p.Send(Message{.topic = "TopicROA", .body = "ok"}).status());
+  BrokerCall call{&transport_, broker_addr(), 3000};
+  ASSERT_OK(call.CreateTopic("TopicROA", 1, 1, 4, false));
+  std::mutex mu;
+  std::condition_variable cv;
+  std::optional<Status> got;
+  ASSERT_OK(p.SendAsync(Message{.topic = "TopicROA", .body = "x"}, [&](Result<SendResult> r) {
+    std::lock_guard<std::mutex> l(mu);
+    got = r.status();
+    cv.notify_all();
+  }));
+  std::unique_lock<std::mutex> l(mu);
+  ASSERT_TRUE(cv.wait_for(l, std::chrono::seconds(10), [&] { return got.has_value(); }));
+  EXPECT_EQ(got->code(), StatusCode::kFailedPrecondition) << got->ToString();
+  EXPECT_NE(got->message().find("NO_PERMISSION (16)"), std::string::npos) << got->ToString();
+}
+
+// Waits until the name server routes `topic` with `writable` writable queues.
+void WaitForWritable(Transport& t, const std::string& namesrv, const std::string& topic,
+                     size_t writable) {
+  RouteCache routes(t, RouteCacheOptions{{namesrv}, 0, 3000});
+  for (int i = 0; i < 300; ++i) {
+    auto r = routes.Refresh(topic);
+    if (r.ok() && (*r)->WritableQueues(topic).size() == writable) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  FAIL() << topic << " never had " << writable << " writable queues on the name server";
+}
+
+// A failed send makes the producer ask the name server again (not only every
+// route_refresh_ms): after the topic was made read-only (refused, route refetched) and
+// then writable with 4 queues, the next sends use all 4, though the route it first
+// cached (1 queue) would not expire for an hour.
+TEST_F(ProducerConsumerTest, AFailedSendRefreshesTheRoute) {
+  CreateTopic("TopicRF", 1);
+  ProducerOptions o = PO();
+  o.route_refresh_ms = 3600 * 1000;
+  o.start_runner = false;
+  Producer p(o);
+  ASSERT_OK(p.Start());
+  ASSERT_OK(p.Send(Message{.topic = "TopicRF", .body = "first"}).status());
+  BrokerCall call{&transport_, broker_addr(), 3000};
+  ASSERT_OK(call.CreateTopic("TopicRF", 1, 1, 4, false));
+  WaitForWritable(transport_, namesrv_addr(), "TopicRF", 0);
+  auto refused = p.Send(Message{.topic = "TopicRF", .body = "refused"});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), StatusCode::kFailedPrecondition)
+      << refused.status().ToString();
+
+  ASSERT_OK(call.CreateTopic("TopicRF", 4, 4, 6, false));
+  WaitForWritable(transport_, namesrv_addr(), "TopicRF", 4);
+  std::set<int32_t> used;
+  for (int i = 0; i < 8; ++i) {
+    ASSERT_OK_AND_ASSIGN(SendResult r, p.Send(Message{.topic = "TopicRF", .body = "again"}));
+    used.insert(r.queue.queue_id);
+  }
+  EXPECT_EQ(used.size(), 4u);
+}
+
+// With the name server gone, a route the cache holds is still used (as Java keeps its
+// route table), even when marked stale by a failure.
+TEST_F(ProducerConsumerTest, TheCachedRouteOutlivesTheNameServer) {
+  CreateTopic("TopicNS", 2);
+  RouteCache routes(transport_, RouteCacheOptions{{namesrv_addr()}, 3600 * 1000, 1000});
+  ASSERT_OK_AND_ASSIGN(auto first, routes.Get("TopicNS"));
+  ns_->Stop();
+  ns_.reset();
+  routes.MarkStale("TopicNS");
+  ASSERT_OK_AND_ASSIGN(auto after, routes.Get("TopicNS"));
+  EXPECT_EQ(after, first);
+  EXPECT_EQ(routes.Refresh("TopicNS").status().code(), StatusCode::kUnavailable);
+  EXPECT_EQ(routes.Get("NeverSeen").status().code(), StatusCode::kUnavailable);
 }
 
 TEST_F(ProducerConsumerTest, SyncSendRoundRobinAndConsumeWithProperties) {
@@ -293,6 +417,47 @@ TEST_F(ProducerConsumerTest, SendBackRedeliversThroughTheRetryTopic) {
   EXPECT_EQ(retried[0].body, "again");
   EXPECT_EQ(retried[0].reconsume_times, 1);
   EXPECT_EQ(retried[0].msg_id, sr.msg_id);
+}
+
+// A raw reader (Assign) commits nothing — not at Shutdown, not by auto_commit — so the
+// broker records no offsets for its group (GET_ALL_CONSUMER_OFFSET 43 lists none), and no
+// tool counts lag for it. Only an explicit Commit writes.
+TEST_F(ProducerConsumerTest, AssignModeCommitsOnlyWhenTheApplicationCommits) {
+  CreateTopic("TopicRaw", 2);
+  Producer p(PO());
+  ASSERT_OK(p.Start());
+  for (int i = 0; i < 4; ++i) {
+    ASSERT_OK(p.Send(Message{.topic = "TopicRaw", .body = std::to_string(i)}).status());
+  }
+  AdminClient admin(AdminOptions{{namesrv_addr()}, 3000});
+  auto offsets_of = [&](const std::string& group) {
+    auto all = admin.GetAllConsumerOffsets(broker_addr());
+    EXPECT_TRUE(all.ok()) << all.status().ToString();
+    return all.ok() ? all->offsets.count("TopicRaw@" + group) : size_t{0};
+  };
+  const std::vector<MessageQueue> queues = {{"TopicRaw", "broker-a", 0},
+                                            {"TopicRaw", "broker-a", 1}};
+  {
+    PullConsumerOptions o = CO("raw-reader");
+    ASSERT_TRUE(o.auto_commit);  // the default: it must not apply to Assign mode
+    o.auto_commit_interval_ms = 0;
+    PullConsumer c(o);
+    ASSERT_OK(c.Assign(queues));
+    ASSERT_OK(c.Start());
+    for (const auto& q : queues) ASSERT_OK(c.SeekToBegin(q));
+    ASSERT_EQ(PollN(c, 4).size(), 4u);
+    ASSERT_OK(c.RunOnce(1000000));  // a due auto-commit step: nothing in Assign mode
+    c.Shutdown();
+  }
+  EXPECT_EQ(offsets_of("raw-reader"), 0u);
+
+  PullConsumer c(CO("raw-committer"));
+  ASSERT_OK(c.Assign(queues));
+  ASSERT_OK(c.Start());
+  for (const auto& q : queues) ASSERT_OK(c.SeekToBegin(q));
+  ASSERT_EQ(PollN(c, 4).size(), 4u);
+  ASSERT_OK(c.Commit());
+  EXPECT_EQ(offsets_of("raw-committer"), 1u);
 }
 
 // The broker's calls to a live client (mqadmin resetOffsetByTime, consumerStatus,

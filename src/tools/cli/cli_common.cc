@@ -8,6 +8,10 @@
 #include <ctime>
 
 #include "client/route.h"
+#include "store/format/consume_queue_unit.h"
+#include "store/format/index_layout.h"
+#include "store/layout/layout.h"
+#include "store/segment/file_names.h"
 
 namespace rocketstore::tools::cli {
 
@@ -176,9 +180,35 @@ bool ParseTime(std::string_view text, int64_t now_ms, int64_t* out) {
 std::string SegmentExplanation(int64_t offset, int64_t segment_size) {
   const int64_t start = offset / segment_size * segment_size;
   return fmt::format(
-      "commitlog/{:020} at position {} (offset {} rounded down to the {}-byte "
+      "{}/{} at position {} (offset {} rounded down to the {}-byte "
       "segment size gives the file; the rest is the position)",
-      start, offset - start, offset, segment_size);
+      layout::kCommitLogDir, SegmentFileName(start), offset - start, offset, segment_size);
+}
+
+std::string ConsumeQueueExplanation(std::string_view topic, int32_t queue_id, int64_t queue_offset,
+                                    int64_t file_bytes) {
+  const auto unit = static_cast<int64_t>(format::kConsumeQueueUnitSize);
+  const int64_t file_size = format::ConsumeQueueUnitsPerFile(file_bytes) * unit;
+  const int64_t logical = queue_offset * unit;
+  const int64_t start = logical / file_size * file_size;
+  return fmt::format(
+      "{}/{}/{}/{} at position {} (queue offset {} x {}-byte units = byte {} of the queue; "
+      "rounded down to the {}-byte file size gives the file)",
+      layout::kConsumeQueueDir, topic, queue_id, SegmentFileName(start), logical - start,
+      queue_offset, unit, logical, file_size);
+}
+
+std::string IndexExplanation(std::string_view topic, std::string_view key, int32_t hash_slot_num) {
+  const std::string full = format::BuildIndexKey(topic, key);
+  const int32_t hash = format::IndexKeyHash(full);
+  const int32_t slot = format::IndexSlotOf(hash, hash_slot_num);
+  const format::IndexGeometry g{hash_slot_num, format::kDefaultIndexNum};
+  return fmt::format(
+      "key {}: keyHash |String.hashCode()| = {}, slot {} % {} = {} at byte {} (40 + 4 x {}) "
+      "of the {}/ file covering the store time; the slot holds the newest entry of its chain "
+      "(`rocketstore inspect key {} {}` on the broker's store walks it)",
+      full, hash, hash, hash_slot_num, slot, g.SlotPosition(slot), slot, layout::kIndexDir, topic,
+      key);
 }
 
 }  // namespace rocketstore::tools::cli

@@ -25,6 +25,13 @@ inline constexpr int kExitError = 1;
 inline constexpr int kExitUsage = 2;
 inline constexpr int kExitNotFound = 3;
 
+// The group raw reads (`consume` without --group, `bench consume`) pull as: RocketMQ's
+// MixAll.TOOLS_CONSUMER_GROUP, the group Java's own tools read with and a Java broker
+// creates at startup. A pull names a group and the broker adopts it (as Java's
+// findSubscriptionGroupConfig does), so a raw read adds no name of its own to the group
+// list; it commits nothing, so no offsets, lag or consume stats appear for it.
+inline constexpr const char* kToolsConsumerGroup = "TOOLS_CONSUMER";
+
 struct GlobalOptions {
   std::string namesrv;           // "" → $ROCKETSTORE_NAMESRV → 127.0.0.1:9876
   std::string format = "table";  // table | json
@@ -84,5 +91,13 @@ std::string FormatTime(int64_t epoch_ms);
 bool ParseTime(std::string_view text, int64_t now_ms, int64_t* out);
 // The segment file and position of a commit-log offset (the inspector's explanation).
 std::string SegmentExplanation(int64_t commit_log_offset, int64_t segment_size);
+// The consume-queue file and position of a queue offset's 20-byte unit; file_bytes is the
+// broker's mappedFileSizeConsumeQueue (rounded up to whole units, as RocketMQ does).
+std::string ConsumeQueueExplanation(std::string_view topic, int32_t queue_id, int64_t queue_offset,
+                                    int64_t file_bytes);
+// Where the index keeps topic#key (as `rocketstore inspect key` explains it): the key's
+// hash, its slot among hash_slot_num and the slot's byte in an index file. Which index
+// file, and the chain of entries, only the broker's store says.
+std::string IndexExplanation(std::string_view topic, std::string_view key, int32_t hash_slot_num);
 
 }  // namespace rocketstore::tools::cli

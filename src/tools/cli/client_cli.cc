@@ -31,8 +31,11 @@ ClientCli::ClientCli(CLI::App& app) : s_(std::make_unique<CliState>()) {
       ->check(CLI::Range(1, 1024))
       ->capture_default_str();
   s.topic_create->add_option("--perm", s.perm, "Permission bits: 2 write, 4 read, 6 both")
+      ->check(CLI::IsMember({2, 4, 6}))
       ->capture_default_str();
-  s.topic_create->add_flag("--order", s.order, "Mark the topic as ordered");
+  s.topic_create->add_flag("--order", s.order,
+                           "Mark the topic as ordered, and put its order conf (broker:queues) "
+                           "on the name servers (ORDER_TOPIC_CONFIG, as mqadmin updateTopic -o)");
   s.topic_create->add_option("--cluster", s.cluster, "Only the brokers of this cluster");
   s.topic_list = topic->add_subcommand(
       "list", "List the topics the name server knows.\nExample: rocketstore topic list");
@@ -84,12 +87,15 @@ ClientCli::ClientCli(CLI::App& app) : s_(std::make_unique<CliState>()) {
       "seek",
       "Move GROUP's committed offsets on TOPIC. When the group has live members the broker "
       "resets them too (INVOKE_BROKER_TO_RESET_OFFSET, as mqadmin resetOffsetByTime); "
-      "--to-offset and --queue need the group stopped.\n"
+      "--to-offset and --queue need the group stopped. A stopped group must exist (a "
+      "subscription config or offsets on TOPIC): a seek never creates one.\n"
       "Examples: rocketstore group seek billing --topic orders --to-earliest --dry-run\n"
       "          rocketstore group seek billing --topic orders --to-time '2026-12-01 10:00'");
   s.group_seek->add_option("GROUP", s.group, "Consumer group")->required();
   s.group_seek->add_option("--topic", s.topic, "Topic")->required();
-  auto* o1 = s.group_seek->add_option("--to-offset", s.to_offset, "This queue offset");
+  auto* o1 = s.group_seek->add_option("--to-offset", s.to_offset,
+                                      "This queue offset (in each queue's [min, max], else "
+                                      "refused)");
   auto* o2 = s.group_seek->add_option("--to-time", s.to_time,
                                       "The first message stored at or after this time (epoch "
                                       "ms, 'YYYY-MM-DD HH:MM[:SS]' UTC, or -10m / -2h / -1d)");
@@ -144,14 +150,23 @@ ClientCli::ClientCli(CLI::App& app) : s_(std::make_unique<CliState>()) {
   s.consume->add_option("TOPIC", s.topic, "Topic")->required();
   s.consume->add_option("--group,-g", s.group, "Consume as this group (commits offsets)");
   auto* c1 = s.consume->add_option("--from-offset", s.from_offset, "Raw: start at this offset");
-  auto* c2 = s.consume->add_option("--from-time", s.from_time, "Start at this store time");
-  auto* c3 = s.consume->add_flag("--from-beginning", s.from_beginning, "Start at the min offset");
-  auto* c4 = s.consume->add_flag("--from-latest", s.from_latest, "Start at the max offset");
+  auto* c2 = s.consume->add_option(
+      "--from-time", s.from_time,
+      "Start at the first message stored at or after this time (with --group: where a new "
+      "group starts)");
+  auto* c3 = s.consume->add_flag(
+      "--from-beginning", s.from_beginning,
+      "Start at the min offset (the default; with --group: where a new group starts)");
+  auto* c4 = s.consume->add_flag(
+      "--from-latest", s.from_latest,
+      "Start at the max offset, for new messages only (with --group: where a new group starts)");
   c1->excludes(c2)->excludes(c3)->excludes(c4);
   c2->excludes(c3)->excludes(c4);
   c3->excludes(c4);
-  s.consume->add_option("--queue", s.queue_id, "Raw: only this queue id");
-  s.consume->add_option("--expression,-e", s.expression, "Tag filter: * or 'TagA || TagB'")
+  s.consume->add_option("--queue", s.queue_id, "Raw (without --group): only this queue id");
+  s.consume
+      ->add_option("--expression,-e", s.expression,
+                   "Tag filter, with or without --group: * or 'TagA || TagB'")
       ->capture_default_str();
   s.consume->add_option("--count,-n", s.count, "Stop after this many messages");
   s.consume->add_flag("--follow,-F", s.follow, "Keep waiting for new messages");

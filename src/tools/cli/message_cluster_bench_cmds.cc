@@ -14,7 +14,10 @@
 #include "client/admin_client.h"
 #include "client/producer.h"
 #include "client/pull_consumer.h"
+#include "store/format/consume_queue_unit.h"
+#include "store/format/index_layout.h"
 #include "store/format/message_id.h"
+#include "store/format/properties.h"
 #include "tools/cli/cli_state.h"
 
 namespace rocketstore::tools::cli {
@@ -23,38 +26,81 @@ Json MessageJson(const client::MessageExt& m);  // produce_consume_cmds.cc
 
 namespace {
 
-// RocketMQ's default mappedFileSizeCommitLog: what a broker that does not answer 26 with
-// the key is assumed to use.
-constexpr int64_t kDefaultSegmentSize = int64_t{1} << 30;
+// What the location of a message depends on, per broker: its store's geometry as it
+// answers GET_BROKER_CONFIG (26), RocketMQ's defaults for keys it does not answer.
+struct Geometry {
+  int64_t commit_log_segment = int64_t{1} << 30;  // mappedFileSizeCommitLog
+  int64_t consume_queue_file = format::kDefaultConsumeQueueUnitsPerFile *
+                               static_cast<int64_t>(format::kConsumeQueueUnitSize);
+  int32_t hash_slot_num = format::kDefaultIndexHashSlotNum;  // maxHashSlotNum
+  bool index_enabled = true;                                 // messageIndexEnable
+};
 
-// The commit-log segment size of the broker at `addr`: --segment-size when given, else the
-// broker's own mappedFileSizeCommitLog (GET_BROKER_CONFIG), else RocketMQ's default.
-int64_t SegmentSizeOf(const CliState& s, client::AdminClient& admin, const std::string& addr) {
-  if (s.segment_size > 0) return s.segment_size;
+// --segment-size overrides the commit-log segment size.
+Geometry GeometryOf(const CliState& s, client::AdminClient& admin, const std::string& addr) {
+  Geometry g;
   auto config = admin.GetBrokerConfig(addr);
-  if (!config.ok()) return kDefaultSegmentSize;
-  auto it = config->find("mappedFileSizeCommitLog");
-  if (it == config->end()) return kDefaultSegmentSize;
-  char* end = nullptr;
-  const long long v = std::strtoll(it->second.c_str(), &end, 10);
-  return end != it->second.c_str() && *end == '\0' && v > 0 ? v : kDefaultSegmentSize;
+  if (config.ok()) {
+    auto num = [&](const char* key, int64_t dflt) {
+      auto it = config->find(key);
+      if (it == config->end()) return dflt;
+      char* end = nullptr;
+      const long long v = std::strtoll(it->second.c_str(), &end, 10);
+      return end != it->second.c_str() && *end == '\0' && v > 0 ? static_cast<int64_t>(v) : dflt;
+    };
+    g.commit_log_segment = num("mappedFileSizeCommitLog", g.commit_log_segment);
+    g.consume_queue_file = num("mappedFileSizeConsumeQueue", g.consume_queue_file);
+    g.hash_slot_num =
+        static_cast<int32_t>(std::min<int64_t>(num("maxHashSlotNum", g.hash_slot_num), INT32_MAX));
+    auto idx = config->find("messageIndexEnable");
+    g.index_enabled = idx == config->end() || idx->second != "false";
+  }
+  if (s.segment_size > 0) g.commit_log_segment = s.segment_size;
+  return g;
 }
 
-void PrintMessage(const client::MessageExt& m, int64_t segment_size, bool json, FILE* out) {
-  const std::string where = SegmentExplanation(m.commit_log_offset, segment_size);
+// The explanation of where m lives; `keys`: the index keys the lookup used.
+struct Where {
+  std::string commit_log, consume_queue;
+  std::vector<std::string> index;
+};
+Where WhereOf(const client::MessageExt& m, const Geometry& g,
+              const std::vector<std::string>& keys) {
+  Where w{SegmentExplanation(m.commit_log_offset, g.commit_log_segment),
+          ConsumeQueueExplanation(m.topic, m.queue_id, m.queue_offset, g.consume_queue_file),
+          {}};
+  for (const auto& k : keys) {
+    w.index.push_back(g.index_enabled ? IndexExplanation(m.topic, k, g.hash_slot_num)
+                                      : "not indexed: the broker has messageIndexEnable=false");
+  }
+  return w;
+}
+
+Json WhereJson(const client::MessageExt& m, const Where& w) {
+  Json index = Json::Array();
+  for (const auto& i : w.index) index.Push(i);
+  return Json::Object()
+      .Add("message", MessageJson(m))
+      .Add("location", w.commit_log)
+      .Add("consumeQueueLocation", w.consume_queue)
+      .Add("indexLocation", index);
+}
+
+void PrintMessage(const client::MessageExt& m, const Where& w, bool json, FILE* out) {
   if (json) {
-    fmt::print(out, "{}\n",
-               Json::Object().Add("message", MessageJson(m)).Add("location", where).str());
+    fmt::print(out, "{}\n", WhereJson(m, w).str());
     return;
   }
   fmt::print(out,
              "topic:          {}\nqueue:          {} offset {}\nmsgId:          {}\n"
              "offsetMsgId:    {}\ntags:           {}\nkeys:           {}\n"
              "born:           {} from {}\nstored:         {} on {}\nreconsumeTimes: {}\n"
-             "lives in:       {}\nbody:           {}\n",
+             "lives in:       {}\nqueue unit:     {}\n",
              m.topic, m.queue_id, m.queue_offset, m.msg_id, m.offset_msg_id, m.Tags(), m.Keys(),
              FormatTime(m.born_timestamp), m.born_host, FormatTime(m.store_timestamp), m.store_host,
-             m.reconsume_times, where, m.body);
+             m.reconsume_times, w.commit_log, w.consume_queue);
+  for (const auto& i : w.index) fmt::print(out, "index:          {}\n", i);
+  fmt::print(out, "body:           {}\n", m.body);
 }
 
 int MessageGet(CliState& s, client::AdminClient& admin, FILE* out, FILE* err) {
@@ -68,7 +114,8 @@ int MessageGet(CliState& s, client::AdminClient& admin, FILE* out, FILE* err) {
       if (found.ok() && !found->empty()) {
         client::MessageExt m = found->front();
         m.broker_name = b.broker_name;
-        PrintMessage(m, SegmentSizeOf(s, admin, b.MasterAddr()), s.g.json(), out);
+        PrintMessage(m, WhereOf(m, GeometryOf(s, admin, b.MasterAddr()), {s.msg_id}), s.g.json(),
+                     out);
         return kExitOk;
       }
     }
@@ -90,7 +137,17 @@ int MessageGet(CliState& s, client::AdminClient& admin, FILE* out, FILE* err) {
                     std::to_string(id->physical_offset) +
                     "; for a client message id (msgId) add --topic TOPIC");
   }
-  PrintMessage(*m, SegmentSizeOf(s, admin, addr), s.g.json(), out);
+  // The broker's name, when the name server has the id's address as a master.
+  if (auto ci = admin.GetClusterInfo(); ci.ok()) {
+    for (const auto& [name, b] : ci->brokers) {
+      if (b.MasterAddr() == addr) m->broker_name = name;
+    }
+  }
+  // Where each KEYS token sits in the index: what `message find --key` looks up.
+  const std::string keys_property = m->Keys();
+  std::vector<std::string> keys;
+  for (std::string_view k : format::SplitKeys(keys_property)) keys.emplace_back(k);
+  PrintMessage(*m, WhereOf(*m, GeometryOf(s, admin, addr), keys), s.g.json(), out);
   return kExitOk;
 }
 
@@ -98,7 +155,7 @@ int MessageFind(CliState& s, client::AdminClient& admin, FILE* out, FILE* err) {
   auto route = admin.GetRoute(s.topic);
   if (!route.ok()) return Fail(err, route.status());
   std::vector<client::MessageExt> all;
-  std::map<std::string, int64_t> segment_sizes;  // broker name -> its segment size
+  std::map<std::string, Geometry> geometries;  // broker name -> its store's geometry
   for (const auto& b : (*route)->broker_datas) {
     auto found = admin.Broker(b.MasterAddr())
                      .QueryMessage(s.topic, s.key, s.max_num, s.begin_ms, s.end_ms, false);
@@ -109,8 +166,8 @@ int MessageFind(CliState& s, client::AdminClient& admin, FILE* out, FILE* err) {
     for (auto& m : *found) {
       if (m.topic != s.topic) continue;
       m.broker_name = b.broker_name;
-      if (!segment_sizes.contains(b.broker_name)) {
-        segment_sizes[b.broker_name] = SegmentSizeOf(s, admin, b.MasterAddr());
+      if (!geometries.contains(b.broker_name)) {
+        geometries[b.broker_name] = GeometryOf(s, admin, b.MasterAddr());
       }
       all.push_back(std::move(m));
     }
@@ -121,15 +178,12 @@ int MessageFind(CliState& s, client::AdminClient& admin, FILE* out, FILE* err) {
   if (s.g.json()) {
     Json arr = Json::Array();
     for (const auto& m : all) {
-      arr.Push(Json::Object()
-                   .Add("message", MessageJson(m))
-                   .Add("location",
-                        SegmentExplanation(m.commit_log_offset, segment_sizes[m.broker_name])));
+      arr.Push(WhereJson(m, WhereOf(m, geometries[m.broker_name], {s.key})));
     }
     fmt::print(out, "{}\n", Json::Object().Add("key", s.key).Add("messages", arr).str());
   } else {
     for (const auto& m : all) {
-      PrintMessage(m, segment_sizes[m.broker_name], false, out);
+      PrintMessage(m, WhereOf(m, geometries[m.broker_name], {s.key}), false, out);
       fmt::print(out, "\n");
     }
   }
@@ -247,7 +301,7 @@ int BenchConsume(CliState& s, FILE* out, FILE* err) {
   auto route = routes.Get(s.topic);
   if (!route.ok()) return Fail(err, route.status());
   client::PullConsumerOptions co;
-  co.group = "rocketstore_bench_consumer";
+  co.group = kToolsConsumerGroup;  // reads raw: commits nothing
   co.namesrv_addrs = s.g.NamesrvAddrs();
   co.consume_from = client::ConsumeFrom::kFirst;
   co.long_poll_ms = 1000;

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "base/clock.h"
+#include "client/admin_client.h"
 #include "client/producer.h"
 #include "client/pull_consumer.h"
 #include "store/format/properties.h"
@@ -26,6 +27,46 @@ Json ResultJson(const client::SendResult& r) {
       .Add("broker", r.queue.broker_name)
       .Add("queueId", r.queue.queue_id)
       .Add("queueOffset", r.queue_offset);
+}
+
+// What to do after a failed send: create a missing topic, look at a refusing one.
+std::string SendHint(const Status& st, const std::string& topic) {
+  if (st.code() == StatusCode::kNotFound) {
+    return "create the topic first: rocketstore topic create " + topic;
+  }
+  if (st.code() == StatusCode::kFailedPrecondition) {
+    return "the topic's brokers and permissions: rocketstore topic describe " + topic;
+  }
+  return "";
+}
+
+// --from-beginning / --from-latest / --from-time with --group choose where a NEW group
+// starts (consumeFromWhere): a group with offsets on the topic resumes from them, so the
+// flag would do nothing. Such a call is refused (kInvalidArgument) pointing at `group
+// seek`. The offsets are read with GET_ALL_CONSUMER_OFFSET (43), whose "topic@group" keys
+// say it on any broker (QUERY_CONSUMER_OFFSET of a 4.9.8 broker answers 0 for "none").
+Status CheckNewGroupStart(const CliState& s) {
+  const char* flag = !s.from_time.empty() ? "--from-time"
+                     : s.from_latest      ? "--from-latest"
+                     : s.from_beginning   ? "--from-beginning"
+                                          : nullptr;
+  if (flag == nullptr) return Status::OK();
+  client::AdminClient admin(client::AdminOptions{s.g.NamesrvAddrs(), s.g.timeout_ms});
+  RS_ASSIGN_OR_RETURN(auto route, admin.GetRoute(s.topic));
+  for (const auto& b : route->broker_datas) {
+    if (b.MasterAddr().empty()) continue;
+    RS_ASSIGN_OR_RETURN(auto offsets, admin.GetAllConsumerOffsets(b.MasterAddr()));
+    if (offsets.offsets.count(s.topic + "@" + s.group) == 0) continue;
+    const char* to = !s.from_time.empty() ? "--to-time"
+                     : s.from_latest      ? "--to-latest"
+                                          : "--to-earliest";
+    return InvalidArgument("group " + s.group + " already has offsets on " + s.topic + " (on " +
+                           b.broker_name + "): " + flag +
+                           " only chooses where a new group starts; move the group with "
+                           "`rocketstore group seek " +
+                           s.group + " --topic " + s.topic + " " + to + "`");
+  }
+  return Status::OK();
 }
 }  // namespace
 
@@ -106,16 +147,13 @@ int RunProduce(CliState& s, FILE* in, FILE* out, FILE* err) {
   std::vector<client::SendResult> results;
   if (s.batch) {
     auto r = producer.SendBatch(msgs);
-    if (!r.ok()) return Fail(err, r.status());
+    if (!r.ok()) return Fail(err, r.status(), SendHint(r.status(), s.topic));
     results.push_back(*r);
   } else {
     for (const auto& m : msgs) {
       auto r = producer.Send(m);
       if (!r.ok()) {
-        Fail(err, r.status(),
-             r.status().code() == StatusCode::kNotFound
-                 ? "create the topic first: rocketstore topic create " + s.topic
-                 : "");
+        Fail(err, r.status(), SendHint(r.status(), s.topic));
         if (!results.empty()) fmt::print(err, "{} message(s) were sent before\n", results.size());
         return ExitCodeFor(r.status());
       }
@@ -146,7 +184,7 @@ int RunProduce(CliState& s, FILE* in, FILE* out, FILE* err) {
 int RunConsume(CliState& s, FILE* out, FILE* err) {
   const bool raw = s.group.empty();
   client::PullConsumerOptions co;
-  co.group = raw ? "rocketstore_cli_reader" : s.group;
+  co.group = raw ? kToolsConsumerGroup : s.group;
   co.namesrv_addrs = s.g.NamesrvAddrs();
   co.request_timeout_ms = s.g.timeout_ms;
   co.long_poll_ms = std::min<int64_t>(s.idle_timeout_ms > 0 ? s.idle_timeout_ms : 2000, 15000);
@@ -164,6 +202,17 @@ int RunConsume(CliState& s, FILE* out, FILE* err) {
     return Fail(err, InvalidArgument("--from-offset is for raw reads (without --group); to move "
                                      "a group use `rocketstore group seek`"));
   }
+  if (!raw && s.queue_id >= 0) {
+    return Fail(err, InvalidArgument("--queue is for raw reads (without --group): a member of " +
+                                     s.group + " reads the queues the group's rebalance gives it"));
+  }
+  if (!raw) {
+    if (Status st = CheckNewGroupStart(s); !st.ok()) {
+      return Fail(
+          err, st,
+          st.code() == StatusCode::kNotFound ? "list topics with `rocketstore topic list`" : "");
+    }
+  }
   client::PullConsumer consumer(co);
   std::vector<client::MessageQueue> assigned;
   if (raw) {
@@ -178,7 +227,7 @@ int RunConsume(CliState& s, FILE* out, FILE* err) {
       return Fail(err,
                   NotFound("topic " + s.topic + " has no queue " + std::to_string(s.queue_id)));
     }
-    if (Status st = consumer.Assign(assigned); !st.ok()) return Fail(err, st);
+    if (Status st = consumer.Assign(assigned, s.expression); !st.ok()) return Fail(err, st);
   } else {
     if (Status st = consumer.Subscribe(s.topic, s.expression); !st.ok()) return Fail(err, st);
   }

@@ -28,6 +28,24 @@ std::string BrokerNameOf(const client::ClusterInfo& ci, const std::string& addr)
   return addr;
 }
 
+// The name servers' namespace whose value for a topic becomes "orderTopicConf" in its
+// route (NamesrvUtil.NAMESPACE_ORDER_TOPIC_CONFIG): "brokerName:writeQueues;...".
+constexpr const char* kOrderTopicConfigNamespace = "ORDER_TOPIC_CONFIG";
+
+// As mqadmin updateTopic -o true: PUT_KV_CONFIG (100) of the topic's order conf on every
+// name server (putKVConfigValue sends to each one).
+Status PutOrderConf(const CliState& s, AdminClient& admin, const std::string& value) {
+  for (const auto& ns : s.g.NamesrvAddrs()) {
+    RS_RETURN_IF_ERROR(
+        admin
+            .CallNamesrvAt(
+                ns, 100,
+                {{"namespace", kOrderTopicConfigNamespace}, {"key", s.topic}, {"value", value}})
+            .status());
+  }
+  return Status::OK();
+}
+
 int TopicCreate(CliState& s, AdminClient& admin, FILE* out, FILE* err) {
   auto ci = admin.GetClusterInfo();
   if (!ci.ok()) return Fail(err, ci.status());
@@ -49,6 +67,29 @@ int TopicCreate(CliState& s, AdminClient& admin, FILE* out, FILE* err) {
     if (!st.ok()) return Fail(err, st);
     names.push_back(BrokerNameOf(*ci, a));
   }
+  std::string order_conf;
+  if (s.order) {
+    std::vector<std::string> sorted = names;
+    std::sort(sorted.begin(), sorted.end());
+    for (const auto& n : sorted) {
+      order_conf += (order_conf.empty() ? "" : ";") + n + ":" + std::to_string(s.queues);
+    }
+    if (Status st = PutOrderConf(s, admin, order_conf); !st.ok()) {
+      return Fail(err, st,
+                  "the topic was created on " + fmt::format("{}", fmt::join(names, ", ")) +
+                      " but its order conf is not on the name servers; create it again");
+    }
+    // Java's name server puts the conf in routes only with orderMessageEnable=true.
+    if (auto conf = admin.GetNamesrvConfig(); conf.ok()) {
+      auto it = conf->find("orderMessageEnable");
+      if (it == conf->end() || it->second != "true") {
+        fmt::print(err,
+                   "note: the name server routes orderTopicConf only with "
+                   "orderMessageEnable=true (mqadmin updateNamesrvConfig -k orderMessageEnable "
+                   "-v true)\n");
+      }
+    }
+  }
   // Wait (briefly) until the name server routes the new topic, so a following produce works.
   for (int i = 0; i < 50; ++i) {
     auto r = admin.GetRoute(s.topic);
@@ -66,10 +107,12 @@ int TopicCreate(CliState& s, AdminClient& admin, FILE* out, FILE* err) {
                    .Add("perm", s.perm)
                    .Add("order", s.order)
                    .Add("brokers", b)
+                   .Add("orderTopicConf", order_conf)
                    .str());
   } else {
     fmt::print(out, "created topic {} ({} queues, perm {}) on {}\n", s.topic, s.queues, s.perm,
                fmt::join(names, ", "));
+    if (s.order) fmt::print(out, "order conf on the name servers: {}\n", order_conf);
   }
   return kExitOk;
 }
@@ -156,9 +199,25 @@ int TopicDelete(CliState& s, AdminClient& admin, FILE* out, FILE* err) {
     Status st = admin.DeleteTopicInBroker(a, s.topic);
     if (!st.ok()) return Fail(err, st);
   }
+  // 216 names the cluster as mqadmin's deleteTopicInNameServer does: the name server then
+  // drops only that cluster's brokers from the route.
+  std::vector<std::pair<std::string, std::string>> fields = {{"topic", s.topic}};
+  if (!s.cluster.empty()) fields.emplace_back("clusterName", s.cluster);
+  bool order_conf_deleted = false;
   for (const auto& ns : s.g.NamesrvAddrs()) {
-    Status st = admin.CallNamesrvAt(ns, 216, {{"topic", s.topic}}).status();
+    Status st = admin.CallNamesrvAt(ns, 216, fields).status();
     if (!st.ok()) return Fail(err, st);
+    if (!s.cluster.empty()) continue;
+    // Gone everywhere: its order conf (written by `topic create --order`) goes too, or a
+    // topic created later under the name would be routed as ordered.
+    auto conf =
+        admin.CallNamesrvAt(ns, 101, {{"namespace", kOrderTopicConfigNamespace}, {"key", s.topic}});
+    if (conf.status().code() == StatusCode::kNotFound) continue;
+    if (!conf.ok()) return Fail(err, conf.status());
+    st = admin.CallNamesrvAt(ns, 102, {{"namespace", kOrderTopicConfigNamespace}, {"key", s.topic}})
+             .status();
+    if (!st.ok()) return Fail(err, st);
+    order_conf_deleted = true;
   }
   if (s.g.json()) {
     fmt::print(out, "{}\n",
@@ -166,46 +225,119 @@ int TopicDelete(CliState& s, AdminClient& admin, FILE* out, FILE* err) {
                    .Add("topic", s.topic)
                    .Add("deleted", true)
                    .Add("brokers", static_cast<int64_t>(addrs->size()))
+                   .Add("orderTopicConfDeleted", order_conf_deleted)
                    .str());
   } else {
-    fmt::print(out, "deleted topic {} on {} broker(s) and the name server(s)\n", s.topic,
-               addrs->size());
+    fmt::print(out, "deleted topic {} on {} broker(s){} and the name server(s){}\n", s.topic,
+               addrs->size(), s.cluster.empty() ? "" : " of cluster " + s.cluster,
+               order_conf_deleted ? " with its order conf" : "");
   }
   return kExitOk;
 }
 
+// As mqadmin updateTopic on every broker that has the topic, changing only the fields
+// given. The starting point is each master's own TopicConfig (GET_ALL_TOPIC_CONFIG 21):
+// the route's perm is masked by the broker's runtime brokerPermission and carries neither
+// order nor the filter type, so copying it would persist the mask and drop the rest.
+// Every config is read before anything is written.
 int TopicAlter(CliState& s, AdminClient& admin, FILE* out, FILE* err) {
-  if (s.read_queues < 0 && s.write_queues < 0 && s.topic_alter->count("--perm") == 0) {
+  const bool perm_given = s.topic_alter->count("--perm") > 0;
+  if (s.read_queues < 0 && s.write_queues < 0 && !perm_given) {
     fmt::print(err,
                "error: nothing to change: give --read-queues, --write-queues or --perm\n"
                "Run with --help for more information.\n");
     return kExitUsage;
   }
   auto route = admin.GetRoute(s.topic);
-  if (!route.ok()) return Fail(err, route.status());
-  for (const auto& qd : (*route)->queue_datas) {
+  if (!route.ok()) return Fail(err, route.status(), "list topics with `rocketstore topic list`");
+  struct Change {
+    std::string broker, addr;
+    client::TopicConfig before, after;
+  };
+  std::vector<Change> changes;
+  std::vector<client::QueueData> qds = (*route)->queue_datas;
+  std::sort(qds.begin(), qds.end(),
+            [](const auto& a, const auto& b) { return a.broker_name < b.broker_name; });
+  for (const auto& qd : qds) {
     const client::BrokerData* bd = (*route)->FindBroker(qd.broker_name);
-    if (bd == nullptr || bd->MasterAddr().empty()) continue;
-    client::TopicConfig c;
-    c.topic_name = s.topic;
-    c.read_queue_nums = s.read_queues > 0 ? s.read_queues : qd.read_queue_nums;
-    c.write_queue_nums = s.write_queues > 0 ? s.write_queues : qd.write_queue_nums;
-    c.perm = s.topic_alter->count("--perm") ? s.perm : qd.perm;
-    Status st = admin.CreateTopic(bd->MasterAddr(), c);
-    if (!st.ok()) return Fail(err, st);
-    if (s.g.json()) {
-      fmt::print(out, "{}\n",
-                 Json::Object()
-                     .Add("topic", s.topic)
-                     .Add("broker", qd.broker_name)
-                     .Add("readQueues", c.read_queue_nums)
-                     .Add("writeQueues", c.write_queue_nums)
-                     .Add("perm", c.perm)
-                     .str());
-    } else {
-      fmt::print(out, "{} on {}: read {} write {} perm {}\n", s.topic, qd.broker_name,
-                 c.read_queue_nums, c.write_queue_nums, c.perm);
+    if (bd == nullptr || bd->MasterAddr().empty()) {
+      return Fail(err,
+                  FailedPrecondition("broker " + qd.broker_name + " of topic " + s.topic +
+                                     " has no live master: nothing was changed"),
+                  "start its master, then alter again");
     }
+    auto configs = admin.GetAllTopicConfig(bd->MasterAddr());
+    if (!configs.ok()) return Fail(err, configs.status());
+    auto it = configs->topics.find(s.topic);
+    if (it == configs->topics.end()) {
+      return Fail(
+          err,
+          NotFound("broker " + qd.broker_name + " (" + bd->MasterAddr() + ") does not have topic " +
+                   s.topic + " although the name server routes it there: nothing was changed"),
+          "wait for the broker's next registration, or create it there");
+    }
+    Change c{qd.broker_name, bd->MasterAddr(), it->second, it->second};
+    if (s.read_queues > 0) c.after.read_queue_nums = s.read_queues;
+    if (s.write_queues > 0) c.after.write_queue_nums = s.write_queues;
+    if (perm_given) c.after.perm = s.perm;
+    changes.push_back(std::move(c));
+  }
+  std::vector<std::string> done;
+  for (const auto& c : changes) {
+    Status st = admin.CreateTopic(c.addr, c.after);
+    if (!st.ok()) {
+      return Fail(err, st,
+                  done.empty() ? "nothing was changed"
+                               : "already changed on " + fmt::format("{}", fmt::join(done, ", ")));
+    }
+    done.push_back(c.broker);
+  }
+  // An ordered topic's order conf names each broker's write queues: keep it true.
+  std::string order_conf;
+  if (s.write_queues > 0) {
+    for (const auto& c : changes) {
+      if (!c.after.order) continue;
+      order_conf += (order_conf.empty() ? "" : ";") + c.broker + ":" +
+                    std::to_string(c.after.write_queue_nums);
+    }
+    if (!order_conf.empty()) {
+      if (Status st = PutOrderConf(s, admin, order_conf); !st.ok()) {
+        return Fail(err, st, "the brokers were changed; alter again to write the order conf");
+      }
+    }
+  }
+  if (s.g.json()) {
+    Json brokers = Json::Array();
+    for (const auto& c : changes) {
+      brokers.Push(Json::Object()
+                       .Add("name", c.broker)
+                       .Add("readQueues", c.after.read_queue_nums)
+                       .Add("writeQueues", c.after.write_queue_nums)
+                       .Add("perm", c.after.perm)
+                       .Add("order", c.after.order)
+                       .Add("previous", Json::Object()
+                                            .Add("readQueues", c.before.read_queue_nums)
+                                            .Add("writeQueues", c.before.write_queue_nums)
+                                            .Add("perm", c.before.perm)));
+    }
+    fmt::print(out, "{}\n",
+               Json::Object()
+                   .Add("topic", s.topic)
+                   .Add("brokers", brokers)
+                   .Add("orderTopicConf", order_conf)
+                   .str());
+  } else {
+    auto field = [](int32_t before, int32_t after) {
+      return before == after ? std::to_string(after)
+                             : std::to_string(before) + " -> " + std::to_string(after);
+    };
+    for (const auto& c : changes) {
+      fmt::print(out, "altered {} on {}: read queues {}, write queues {}, perm {}{}\n", s.topic,
+                 c.broker, field(c.before.read_queue_nums, c.after.read_queue_nums),
+                 field(c.before.write_queue_nums, c.after.write_queue_nums),
+                 field(c.before.perm, c.after.perm), c.after.order ? ", ordered" : "");
+    }
+    if (!order_conf.empty()) fmt::print(out, "order conf on the name servers: {}\n", order_conf);
   }
   return kExitOk;
 }
@@ -318,6 +450,21 @@ Result<int64_t> SeekTarget(const CliState& s, const client::BrokerCall& b, const
   return b.SearchOffset(q, ts);
 }
 
+// Whether GROUP exists on any of addrs: a subscription config (GET_ALL_SUBSCRIPTIONGROUP_
+// CONFIG 201) or offsets on the topic (GET_ALL_CONSUMER_OFFSET 43). RocketMQ's resetOffset
+// refuses a group without a subscription config; offsets left by a deleted config still
+// count here, since they are what a seek moves.
+Result<bool> GroupExists(const CliState& s, AdminClient& admin,
+                         const std::vector<std::string>& addrs) {
+  for (const auto& a : addrs) {
+    RS_ASSIGN_OR_RETURN(auto groups, admin.GetAllGroups(a));
+    if (groups.groups.count(s.group) != 0) return true;
+    RS_ASSIGN_OR_RETURN(auto offsets, admin.GetAllConsumerOffsets(a));
+    if (offsets.offsets.count(s.topic + "@" + s.group) != 0) return true;
+  }
+  return false;
+}
+
 int GroupSeek(CliState& s, AdminClient& admin, FILE* out, FILE* err) {
   if (s.to_offset < 0 && s.to_time.empty() && !s.to_earliest && !s.to_latest) {
     return Fail(err, InvalidArgument("say where to: --to-offset, --to-time, --to-earliest or "
@@ -337,6 +484,20 @@ int GroupSeek(CliState& s, AdminClient& admin, FILE* out, FILE* err) {
   auto members = GroupMembers(s, admin, addrs);
   if (!members.ok()) return Fail(err, members.status());
   const bool online = !members->empty();
+  if (!online) {
+    // Writing offsets (15) for a name nobody uses would create that group.
+    auto exists = GroupExists(s, admin, addrs);
+    if (!exists.ok()) return Fail(err, exists.status());
+    if (!*exists) {
+      return Fail(err,
+                  NotFound("group " + s.group + " does not exist on the brokers of " + s.topic +
+                           ": no subscription config (201) and no offsets on " + s.topic +
+                           " (43); nothing was changed"),
+                  "list groups with `rocketstore group list`; a group is created by its first "
+                  "consumer: rocketstore consume " +
+                      s.topic + " --group " + s.group);
+    }
+  }
   if (online && (s.to_offset >= 0 || s.queue_id >= 0)) {
     return Fail(err,
                 FailedPrecondition("group " + s.group + " has " + std::to_string(members->size()) +
@@ -357,6 +518,21 @@ int GroupSeek(CliState& s, AdminClient& admin, FILE* out, FILE* err) {
     auto cur = b.ConsumerOffset(s.group, q);
     auto to = SeekTarget(s, b, q, ts);
     if (!to.ok()) return Fail(err, to.status());
+    if (s.to_offset >= 0) {
+      // As RocketMQ's resetOffset by queue: an offset outside [min, max] is refused.
+      auto min = b.MinOffset(q);
+      if (!min.ok()) return Fail(err, min.status());
+      auto max = b.MaxOffset(q);
+      if (!max.ok()) return Fail(err, max.status());
+      if (*to < *min || *to > *max) {
+        return Fail(err, InvalidArgument("--to-offset " + std::to_string(*to) +
+                                         " is outside queue " + std::to_string(q.queue_id) +
+                                         " of " + q.broker_name + ": its range is [" +
+                                         std::to_string(*min) + ", " + std::to_string(*max) +
+                                         "] (min offset to max offset, the next to be "
+                                         "written); nothing was changed"));
+      }
+    }
     moves.push_back({q, cur.ok() ? *cur : -1, *to});
   }
   if (moves.empty()) {

@@ -1,141 +1,26 @@
 // The operator CLI end to end: a real `rocketstore serve` process, the `rocketstore`
 // binary run as a user would (stdin, stdout, stderr, exit code), and its --format json
 // output compared with golden files (tests/tools/cli/golden/) after the fields that vary
-// (ids, timestamps, ports) are normalised.
+// (ids, timestamps, ports) are normalised. The fixture is cli_fixture.h; the flags and
+// golden documents of every command are in cli_flags_test.cc.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <cctype>
-#include <chrono>
-#include <fstream>
-#include <sstream>
-#include <thread>
+#include <string>
 
+#include "cli_fixture.h"
+#include "client/admin_client.h"
 #include "client/fastjson.h"
-#include "testing/serve_process.h"
-#include "testing/status_matchers.h"
-#include "testing/temp_dir.h"
+#include "client/transport.h"
+#include "protocol/headers/namesrv_headers.h"
+#include "protocol/request_code.h"
+#include "store/format/index_layout.h"
 
 namespace rocketstore {
 namespace {
 
-struct CliRun {
-  int code = -1;
-  std::string out, err;
-};
-
-class CliTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    dir_ = new testing::TempDir();
-    testing::ServeProcess::Options o;
-    o.binary = ROCKETSTORE_BINARY;
-    o.store_dir = dir_->path() + "/store";
-    o.log_file = dir_->path() + "/serve.log";
-    // A segment size of its own, which `message get` must learn from the broker.
-    o.config_file = dir_->path() + "/broker.conf";
-    std::ofstream(o.config_file) << "mappedFileSizeCommitLog=1048576\n";
-    serve_ = new testing::ServeProcess(o);
-    ASSERT_OK(serve_->Start());
-  }
-  static void TearDownTestSuite() {
-    serve_->Terminate();
-    delete serve_;
-    delete dir_;
-  }
-
-  // Runs `rocketstore ARGS` with stdin from `input`; the name server from the env var.
-  static CliRun Cli(const std::string& args, const std::string& input = "") {
-    const std::string in = dir_->path() + "/stdin", out = dir_->path() + "/stdout",
-                      err = dir_->path() + "/stderr";
-    std::ofstream(in) << input;
-    const std::string cmd = "ROCKETSTORE_NAMESRV=" + serve_->namesrv_addr() + " " +
-                            ROCKETSTORE_BINARY + " " + args + " <" + in + " >" + out + " 2>" + err;
-    const int status = std::system(cmd.c_str());
-    CliRun r;
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    std::stringstream so, se;
-    so << std::ifstream(out).rdbuf();
-    se << std::ifstream(err).rdbuf();
-    r.out = so.str();
-    r.err = se.str();
-    return r;
-  }
-  static std::string Golden(const std::string& name) {
-    std::stringstream s;
-    s << std::ifstream(std::string(CLI_GOLDEN_DIR) + "/" + name).rdbuf();
-    return s.str();
-  }
-  // Replaces the values of fields that differ between runs by "<N>" / "<S>". (A scanner,
-  // not std::regex: GCC 12 warns -Wmaybe-uninitialized inside <regex> under -O1 + ASan.)
-  static std::string Normalise(const std::string& json) {
-    static const char* kNumbers[] = {"lastTimestamp", "lastUpdateTimestamp", "bornTimestamp",
-                                     "storeTimestamp"};
-    static const char* kStrings[] = {"msgId",     "offsetMsgId", "bornHost",
-                                     "storeHost", "UNIQ_KEY",    "addr"};
-    std::string out;
-    size_t i = 0;
-    while (i < json.size()) {
-      bool replaced = false;
-      if (json[i] == '"') {
-        for (const char* k : kNumbers) {
-          std::string key = std::string("\"") + k + "\":";
-          if (json.compare(i, key.size(), key) == 0 && i + key.size() < json.size() &&
-              isdigit(static_cast<unsigned char>(json[i + key.size()]))) {
-            size_t j = i + key.size();
-            while (j < json.size() && isdigit(static_cast<unsigned char>(json[j]))) ++j;
-            out += key + "<N>";
-            i = j;
-            replaced = true;
-            break;
-          }
-        }
-        for (const char* k : kStrings) {
-          if (replaced) break;
-          std::string key = std::string("\"") + k + "\":\"";
-          if (json.compare(i, key.size(), key) == 0) {
-            size_t j = json.find('"', i + key.size());
-            if (j == std::string::npos) break;
-            out += key + "<S>\"";
-            i = j + 1;
-            replaced = true;
-          }
-        }
-      }
-      if (!replaced) out += json[i++];
-    }
-    return out;
-  }
-  static client::FjValue Parse(const std::string& json) {
-    auto v = client::ParseFastjson(json);
-    EXPECT_TRUE(v.ok()) << v.status().ToString() << "\n" << json;
-    return v.ok() ? *v : client::FjValue{};
-  }
-  // group describe --topic, retried until the broker offsets sum to `messages` (the
-  // consume queue is dispatched asynchronously after a send).
-  static client::FjValue Describe(const std::string& group, const std::string& topic,
-                                  int64_t messages, std::string* text = nullptr) {
-    client::FjValue v;
-    for (int i = 0; i < 50; ++i) {
-      CliRun r = Cli("group describe " + group + " --topic " + topic + " --format json");
-      EXPECT_EQ(r.code, 0) << r.err;
-      v = Parse(r.out);
-      if (text) *text = r.out;
-      int64_t sum = 0;
-      if (const auto* qs = v.Find("queues")) {
-        for (const auto& q : qs->items) sum += q.Int("brokerOffset");
-      }
-      if (sum == messages) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    return v;
-  }
-
-  static testing::TempDir* dir_;
-  static testing::ServeProcess* serve_;
-};
-testing::TempDir* CliTest::dir_ = nullptr;
-testing::ServeProcess* CliTest::serve_ = nullptr;
+using cli_testing::CliRun;
+using cli_testing::CliTest;
+using cli_testing::Lines;
 
 TEST_F(CliTest, UsageErrorsExitTwo) {
   CliRun r = Cli("produce");
@@ -174,6 +59,17 @@ TEST_F(CliTest, ABrokersRefusalIsNotReportedAsANetworkProblem) {
   EXPECT_EQ(r.code, 1) << r.err;
   EXPECT_EQ(r.err.find("reachable"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("SCHEDULE_TOPIC_XXXX"), std::string::npos) << r.err;
+}
+
+// Producing to a read-only topic is a refusal with its reason (exit 1), not a network
+// problem: no hint to check that the servers are reachable.
+TEST_F(CliTest, ProduceToAReadOnlyTopicSaysWhy) {
+  ASSERT_EQ(Cli("topic create readonly --queues 1 --perm 4").code, 0);
+  CliRun r = Cli("produce readonly", "x\n");
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_NE(r.err.find("readonly has no writable queue"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("perm 4 (read only)"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("reachable"), std::string::npos) << r.err;
 }
 
 TEST_F(CliTest, HelpHasExamples) {
@@ -282,6 +178,163 @@ TEST_F(CliTest, ProduceConsumeAndLag) {
   EXPECT_EQ(Cli("message get nothex").code, 2);
 }
 
+// --from-latest / --from-time choose where a NEW group starts (the broker is asked with
+// setZeroIfNotFound=false, so "no offset" is not read as a commit at 0); for a group with
+// offsets they would do nothing, so they are refused (exit 2) with the seek to use.
+TEST_F(CliTest, ConsumeFromFlagsApplyToANewGroupAndAreRefusedForAnOldOne) {
+  ASSERT_EQ(Cli("topic create fromt --queues 2").code, 0);
+  CliRun p = Cli("produce fromt --format json", "a1\na2\na3\n");
+  ASSERT_EQ(p.code, 0) << p.err;
+  CliRun c = Cli("consume fromt --group latestg --from-latest --format json --idle-timeout 800");
+  ASSERT_EQ(c.code, 0) << c.err;
+  EXPECT_EQ(Lines(c.out), 0) << c.out;  // started at the end
+  ASSERT_EQ(Cli("produce fromt", "b1\n").code, 0);
+  c = Cli("consume fromt --group latestg --format json --idle-timeout 800");
+  ASSERT_EQ(c.code, 0) << c.err;
+  ASSERT_EQ(Lines(c.out), 1) << c.out;
+  EXPECT_EQ(Parse(c.out).Str("body"), "b1");
+  for (const char* flag : {"--from-latest", "--from-beginning", "--from-time -1h"}) {
+    CliRun r = Cli(std::string("consume fromt --group latestg ") + flag);
+    EXPECT_EQ(r.code, 2) << flag << ": " << r.err;
+    EXPECT_NE(r.err.find("already has offsets on fromt"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("rocketstore group seek latestg --topic fromt"), std::string::npos)
+        << r.err;
+  }
+
+  // --from-time: the store time just after the a's, asked of the broker.
+  c = Cli("consume fromt --format json --idle-timeout 800");
+  ASSERT_EQ(c.code, 0) << c.err;
+  int64_t after_a = 0;
+  std::istringstream lines(c.out);
+  for (std::string line; std::getline(lines, line);) {
+    client::FjValue m = Parse(line);
+    if (m.Str("body")[0] == 'a') after_a = std::max(after_a, m.Int("storeTimestamp") + 1);
+  }
+  ASSERT_GT(after_a, 0) << c.out;
+  ASSERT_EQ(Cli("produce fromt", "c1\n").code, 0);  // a later process: a later store time
+  c = Cli("consume fromt --group timeg --from-time " + std::to_string(after_a) +
+          " --format json --idle-timeout 800");
+  ASSERT_EQ(c.code, 0) << c.err;
+  std::string bodies;
+  std::istringstream got(c.out);
+  for (std::string line; std::getline(got, line);) bodies += Parse(line).Str("body") + " ";
+  EXPECT_EQ(bodies.find('a'), std::string::npos) << bodies;
+  EXPECT_NE(bodies.find("b1"), std::string::npos) << bodies;
+  EXPECT_NE(bodies.find("c1"), std::string::npos) << bodies;
+}
+
+TEST_F(CliTest, ConsumeQueueWithAGroupIsRefusedAndRawReadsFilterTags) {
+  ASSERT_EQ(Cli("topic create exprt --queues 1").code, 0);
+  ASSERT_EQ(Cli("produce exprt --tag keep", "k1\nk2\n").code, 0);
+  ASSERT_EQ(Cli("produce exprt --tag drop", "d1\n").code, 0);
+  CliRun r = Cli("consume exprt --group qg --queue 0");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("--queue is for raw reads"), std::string::npos) << r.err;
+
+  r = Cli("consume exprt --expression keep --format json --idle-timeout 800");
+  ASSERT_EQ(r.code, 0) << r.err;
+  ASSERT_EQ(Lines(r.out), 2) << r.out;
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);) EXPECT_EQ(Parse(line).Str("tags"), "keep");
+  r = Cli("consume exprt --expression 'drop || other' --queue 0 --format json --idle-timeout 800");
+  ASSERT_EQ(r.code, 0) << r.err;
+  ASSERT_EQ(Lines(r.out), 1) << r.out;
+  EXPECT_EQ(Parse(r.out).Str("body"), "d1");
+}
+
+// group seek on a name with no config and no offsets (a typo) would create that group
+// with code 15: exit 3 and nothing written; --to-offset must lie in the queue's
+// [min, max] (refused otherwise, as RocketMQ's resetOffset does).
+TEST_F(CliTest, GroupSeekChecksTheGroupAndTheOffset) {
+  ASSERT_EQ(Cli("topic create seekt --queues 1").code, 0);
+  ASSERT_EQ(Cli("produce seekt", "s0\ns1\ns2\n").code, 0);
+  for (const char* dry : {"", " --dry-run"}) {
+    CliRun r = Cli(std::string("group seek typo-group --topic seekt --to-earliest") + dry);
+    EXPECT_EQ(r.code, 3) << r.err;
+    EXPECT_NE(r.err.find("group typo-group does not exist"), std::string::npos) << r.err;
+  }
+  CliRun l = Cli("group list --format json");
+  ASSERT_EQ(l.code, 0) << l.err;
+  EXPECT_EQ(l.out.find("typo-group"), std::string::npos) << l.out;
+
+  ASSERT_EQ(Cli("consume seekt --group seekg --idle-timeout 800").code, 0);  // commits 3
+  CliRun r = Cli("group seek seekg --topic seekt --to-offset 4");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("its range is [0, 3]"), std::string::npos) << r.err;
+  r = Cli("group seek seekg --topic seekt --to-offset 1 --queue 0 --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const client::FjValue q = Parse(r.out).Find("queues")->items.at(0);
+  EXPECT_EQ(q.Int("from"), 3);
+  EXPECT_EQ(q.Int("to"), 1);
+  CliRun c = Cli("consume seekt --group seekg --format json --idle-timeout 800");
+  ASSERT_EQ(c.code, 0) << c.err;
+  EXPECT_EQ(Lines(c.out), 2) << c.out;  // s1, s2 again
+}
+
+// A well-formed offset message id with no message at its offset: not found (exit 3).
+TEST_F(CliTest, MessageGetOfAnIdWithNoMessageExitsThree) {
+  ASSERT_EQ(Cli("topic create nomsg --queues 1").code, 0);
+  CliRun p = Cli("produce nomsg --format json", "x\n");
+  ASSERT_EQ(p.code, 0) << p.err;
+  const std::string id = Parse(p.out).Find("results")->items.at(0).Str("offsetMsgId");
+  ASSERT_EQ(id.size(), 32u) << id;
+  const std::string absent = id.substr(0, 16) + "00000000FFFFFF00";  // same broker, far offset
+  CliRun r = Cli("message get " + absent);
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_NE(r.err.find("can not find message"), std::string::npos) << r.err;
+  EXPECT_EQ(Cli("message get " + id).code, 0);
+}
+
+// message get/find say where a message lives in each of the broker's files: the
+// commit-log segment, the consume-queue file and unit, and (for a lookup through the
+// index) the key's hash slot, with the broker's own geometry (GET_BROKER_CONFIG).
+TEST_F(CliTest, MessageLocationNamesTheQueueUnitAndTheIndexSlot) {
+  ASSERT_EQ(Cli("topic create wheret --queues 1").code, 0);
+  std::string input;
+  for (int i = 0; i < 12; ++i) input += "w" + std::to_string(i) + "\n";
+  CliRun p = Cli("produce wheret --key where-k --format json", input);
+  ASSERT_EQ(p.code, 0) << p.err;
+  const client::FjValue last = Parse(p.out).Find("results")->items.at(11);
+  ASSERT_EQ(last.Int("queueOffset"), 11);
+  // Unit 11 is byte 220 of the queue: file 200 (10 units of 20 bytes), position 20.
+  CliRun g = Cli("message get " + last.Str("offsetMsgId") + " --format json");
+  ASSERT_EQ(g.code, 0) << g.err;
+  const std::string cq = Parse(g.out).Str("consumeQueueLocation");
+  EXPECT_NE(cq.find("consumequeue/wheret/0/00000000000000000200 at position 20 "),
+            std::string::npos)
+      << cq;
+  EXPECT_NE(cq.find("200-byte file size"), std::string::npos) << cq;
+  g = Cli("message get " + last.Str("offsetMsgId"));
+  ASSERT_EQ(g.code, 0) << g.err;
+  EXPECT_NE(g.out.find("queue unit:     consumequeue/wheret/0/00000000000000000200"),
+            std::string::npos)
+      << g.out;
+
+  const int32_t hash = format::IndexKeyHash("wheret#where-k");
+  const int32_t slot = hash % 97;
+  const std::string expect = "slot " + std::to_string(hash) + " % 97 = " + std::to_string(slot) +
+                             " at byte " + std::to_string(40 + 4 * slot) + " ";
+  CliRun f = Cli("message find --topic wheret --key where-k --format json");
+  ASSERT_EQ(f.code, 0) << f.err;
+  const client::FjValue v = Parse(f.out);
+  ASSERT_EQ(v.Find("messages")->items.size(), 12u) << f.out;
+  for (const auto& m : v.Find("messages")->items) {
+    ASSERT_EQ(m.Find("indexLocation")->items.size(), 1u) << f.out;
+    const std::string idx = m.Find("indexLocation")->items[0].text;
+    EXPECT_NE(idx.find("key wheret#where-k: keyHash |String.hashCode()| = " + std::to_string(hash)),
+              std::string::npos)
+        << idx;
+    EXPECT_NE(idx.find(expect), std::string::npos) << idx;
+  }
+  // By client id (UNIQ_KEY), the index explanation is the unique key's.
+  g = Cli("message get " + last.Str("msgId") + " --topic wheret --format json");
+  ASSERT_EQ(g.code, 0) << g.err;
+  EXPECT_NE(
+      Parse(g.out).Find("indexLocation")->items.at(0).text.find("wheret#" + last.Str("msgId")),
+      std::string::npos)
+      << g.out;
+}
+
 TEST_F(CliTest, BenchProducesAndReportsPercentiles) {
   CliRun b = Cli("bench produce benchtopic --count 500 --size 100 --no-progress --format json");
   ASSERT_EQ(b.code, 0) << b.err;
@@ -292,6 +345,39 @@ TEST_F(CliTest, BenchProducesAndReportsPercentiles) {
   b = Cli("bench consume benchtopic --count 500 --no-progress --format json");
   ASSERT_EQ(b.code, 0) << b.err;
   EXPECT_EQ(Parse(b.out).Int("messages"), 500);
+}
+
+// Raw reads (`consume` without --group) and `bench consume` commit nothing: no group of
+// theirs appears in `group list` (201) and the broker holds no offsets for them
+// (GET_ALL_CONSUMER_OFFSET 43), so no tool shows lag for them.
+TEST_F(CliTest, RawReadsAndBenchConsumeLeaveNoGroupBehind) {
+  ASSERT_EQ(Cli("topic create rawonly --queues 2").code, 0);
+  ASSERT_EQ(Cli("produce rawonly", "a\nb\nc\n").code, 0);
+  CliRun r = Cli("consume rawonly --format json --idle-timeout 800");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 3) << r.out;
+  r = Cli("bench consume rawonly --count 3 --no-progress --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(Parse(r.out).Int("messages"), 3);
+
+  r = Cli("group list --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* phantom : {"rocketstore_cli_reader", "rocketstore_bench_consumer"}) {
+    EXPECT_EQ(r.out.find(phantom), std::string::npos) << r.out;
+  }
+  client::AdminClient admin(client::AdminOptions{{serve_->namesrv_addr()}, 3000});
+  auto addrs = admin.MasterAddrs();
+  ASSERT_TRUE(addrs.ok()) << addrs.status().ToString();
+  for (const auto& a : *addrs) {
+    auto offsets = admin.GetAllConsumerOffsets(a);
+    ASSERT_TRUE(offsets.ok()) << offsets.status().ToString();
+    for (const auto& [key, queues] : offsets->offsets) {
+      EXPECT_NE(key.rfind("rawonly@", 0), 0u) << key;
+      EXPECT_EQ(key.find("@TOOLS_CONSUMER"), std::string::npos) << key;
+    }
+  }
+  // Without offsets the reader's group has nothing to describe.
+  EXPECT_EQ(Cli("group describe TOOLS_CONSUMER").code, 3);
 }
 
 TEST_F(CliTest, TopicListDeleteAndGroupDeleteExitCodes) {
@@ -309,7 +395,9 @@ TEST_F(CliTest, TopicListDeleteAndGroupDeleteExitCodes) {
   EXPECT_NE(r.out.find("\"deltopic\""), std::string::npos) << r.out;
   r = Cli("topic delete deltopic --format json");
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_EQ(r.out, "{\"topic\":\"deltopic\",\"deleted\":true,\"brokers\":1}\n");
+  EXPECT_EQ(r.out,
+            "{\"topic\":\"deltopic\",\"deleted\":true,\"brokers\":1,"
+            "\"orderTopicConfDeleted\":false}\n");
   r = Cli("topic list --format json");
   EXPECT_EQ(r.out.find("\"deltopic\""), std::string::npos) << r.out;
   EXPECT_EQ(Cli("topic describe deltopic").code, 3);
@@ -337,6 +425,115 @@ TEST_F(CliTest, TopicAlterChangesQueuesAndPermAndRefusesBadValues) {
   CliRun l = Cli("group list --format json");
   ASSERT_EQ(l.code, 0) << l.err;
   EXPECT_NE(l.out.find("\"listedg\""), std::string::npos) << l.out;
+}
+
+// alter changes only the fields given, starting from each broker's own TopicConfig (21):
+// a read-only broker (brokerPermission=4) masks the perm in the route, which must not be
+// persisted; an ordered topic stays ordered. The JSON is one document.
+TEST_F(CliTest, TopicAlterKeepsOrderAndTheTopicsOwnPerm) {
+  ASSERT_EQ(Cli("topic create alterg --queues 2").code, 0);
+  CliRun a = Cli("topic alter alterg --read-queues 4 --format json");
+  ASSERT_EQ(a.code, 0) << a.err;
+  EXPECT_EQ(a.out, Golden("topic_alter.json"));
+
+  ASSERT_EQ(Cli("topic create orderedt --queues 2 --order").code, 0);
+  client::AdminClient admin(client::AdminOptions{{serve_->namesrv_addr()}, 3000});
+  auto addrs = admin.MasterAddrs();
+  ASSERT_TRUE(addrs.ok() && addrs->size() == 1u) << addrs.status().ToString();
+  const std::string addr = addrs->front();
+  ASSERT_OK(admin.UpdateBrokerConfig(addr, {{"brokerPermission", "4"}}));
+  int64_t routed_perm = -1;
+  for (int i = 0; i < 100 && routed_perm != 4; ++i) {
+    CliRun d = Cli("topic describe orderedt --format json");
+    ASSERT_EQ(d.code, 0) << d.err;
+    routed_perm = Parse(d.out).Find("brokers")->items[0].Int("perm");
+    if (routed_perm != 4) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_EQ(routed_perm, 4);  // the name server's route is masked
+
+  a = Cli("topic alter orderedt --read-queues 8 --format json");
+  ASSERT_EQ(a.code, 0) << a.err;
+  const client::FjValue b = Parse(a.out).Find("brokers")->items.at(0);
+  EXPECT_EQ(b.Int("readQueues"), 8);
+  EXPECT_EQ(b.Int("perm"), 6);
+  EXPECT_TRUE(b.Bool("order"));
+  auto configs = admin.GetAllTopicConfig(addr);
+  ASSERT_TRUE(configs.ok()) << configs.status().ToString();
+  const client::TopicConfig& c = configs->topics.at("orderedt");
+  EXPECT_EQ(c.read_queue_nums, 8);
+  EXPECT_EQ(c.write_queue_nums, 2);
+  EXPECT_EQ(c.perm, 6);  // not the broker's mask
+  EXPECT_TRUE(c.order);
+  EXPECT_EQ(c.topic_filter_type, "SINGLE_TAG");
+  ASSERT_OK(admin.UpdateBrokerConfig(addr, {{"brokerPermission", "6"}}));
+}
+
+// `topic create --order` writes the order conf to the name servers (PUT_KV_CONFIG,
+// ORDER_TOPIC_CONFIG, "broker:queues" as mqadmin updateTopic -o) so routes carry
+// orderTopicConf; alter keeps it true; delete removes it; --perm is checked as for alter.
+TEST_F(CliTest, OrderTopicsPutTheirConfOnTheNameServers) {
+  EXPECT_EQ(Cli("topic create badperm --perm 5").code, 2);
+  EXPECT_EQ(Cli("topic list").out.find("badperm"), std::string::npos);
+
+  CliRun r = Cli("topic create ordkv --queues 3 --order --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(Parse(r.out).Str("orderTopicConf"), "broker-a:3");
+  // As Java's, the name server routes the conf only with orderMessageEnable=true.
+  EXPECT_NE(r.err.find("orderMessageEnable=true"), std::string::npos) << r.err;
+  client::AdminClient admin(client::AdminOptions{{serve_->namesrv_addr()}, 3000});
+  ASSERT_OK(admin.UpdateNamesrvConfig({{"orderMessageEnable", "true"}}));
+  auto route = admin.GetRoute("ordkv");
+  ASSERT_TRUE(route.ok()) << route.status().ToString();
+  EXPECT_EQ((*route)->order_topic_conf, "broker-a:3");
+
+  r = Cli("topic alter ordkv --write-queues 2 --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(Parse(r.out).Str("orderTopicConf"), "broker-a:2");
+  auto kv = admin.GetKvConfig("ORDER_TOPIC_CONFIG", "ordkv");
+  ASSERT_TRUE(kv.ok()) << kv.status().ToString();
+  EXPECT_EQ(*kv, "broker-a:2");
+
+  r = Cli("topic delete ordkv --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(Parse(r.out).Bool("orderTopicConfDeleted")) << r.out;
+  EXPECT_EQ(admin.GetKvConfig("ORDER_TOPIC_CONFIG", "ordkv").status().code(),
+            StatusCode::kNotFound);
+}
+
+// `topic delete --cluster C` sends clusterName with DELETE_TOPIC_IN_NAMESRV (216), as
+// mqadmin deleteTopic does: the name server drops only C's brokers from the route, and a
+// broker of another cluster keeps routing the topic.
+TEST_F(CliTest, TopicDeleteOfOneClusterKeepsTheOthersRoute) {
+  ASSERT_EQ(Cli("topic create twoclusters --queues 1").code, 0);
+  const std::string cluster =
+      Parse(Cli("cluster status --format json").out).Find("clusters")->items.at(0).Str("name");
+  ASSERT_FALSE(cluster.empty());
+  // A broker of another cluster that routes the topic too (a registration only).
+  client::Transport t;
+  protocol::RemotingCommand req = protocol::MakeRequest(protocol::RequestCode::kRegisterBroker);
+  protocol::RegisterBrokerRequestHeader h;
+  h.broker_name = "broker-z";
+  h.broker_addr = "127.0.0.1:1";
+  h.cluster_name = "OtherCluster";
+  h.ha_server_addr = "127.0.0.1:1";
+  h.EncodeTo(req);
+  req.body.Assign(
+      std::string_view("{\"filterServerList\":[],\"topicConfigSerializeWrapper\":{\"dataVersion\":"
+                       "{\"counter\":1,\"timestamp\":1},\"topicConfigTable\":{\"twoclusters\":{"
+                       "\"topicName\":\"twoclusters\",\"readQueueNums\":1,\"writeQueueNums\":1,"
+                       "\"perm\":6,\"topicFilterType\":\"SINGLE_TAG\",\"topicSysFlag\":0,"
+                       "\"order\":false}}}}"));
+  auto resp = t.Invoke(serve_->namesrv_addr(), std::move(req), 3000);
+  ASSERT_TRUE(resp.ok()) << resp.status().ToString();
+  ASSERT_EQ(resp->code, 0) << resp->remark.value_or("");
+
+  CliRun r = Cli("topic delete twoclusters --cluster " + cluster);
+  ASSERT_EQ(r.code, 0) << r.err;
+  client::AdminClient admin(client::AdminOptions{{serve_->namesrv_addr()}, 3000});
+  auto route = admin.GetRoute("twoclusters");
+  ASSERT_TRUE(route.ok()) << route.status().ToString();
+  ASSERT_EQ((*route)->queue_datas.size(), 1u);
+  EXPECT_EQ((*route)->queue_datas[0].broker_name, "broker-z");
 }
 
 TEST_F(CliTest, ClusterStatusListsTheBroker) {
