@@ -8,9 +8,12 @@
 //   3. a topic created in the UI appears in GET_ROUTEINFO_BY_TOPIC (105) at the name server;
 //   4. the group's lag on screen equals the admin protocol's: GET_CONSUME_STATS (208) when
 //      the broker answers it, else QUERY_CONSUMER_OFFSET (14) + GET_MAX_OFFSET (30);
-//   5. bad API input answers 4xx with a JSON error, and read-only mode is honoured (403).
-// Env: CONSOLE_URL, NAMESRV, BROKER_ADDR, ARTIFACTS (failure screenshots), SHOTS (optional:
-// where to save the screens for docs/images). Exit 0 on success.
+//   5. bad API input answers 4xx with a JSON error; cross-site POSTs are refused;
+//   6. read-only mode (a second serve with --console-read-only): a POST is refused (403).
+// A failed check stops the test at once and saves a screenshot of the page it failed on.
+// Env: CONSOLE_URL, CONSOLE_RO_URL (the read-only serve's console), NAMESRV, BROKER_ADDR,
+// ARTIFACTS (failure screenshots), SHOTS (optional: where to save the screens for
+// docs/images). Exit 0 on success.
 const { chromium } = require('playwright-core');
 const { Remoting } = require('./remoting');
 const path = require('path');
@@ -25,16 +28,25 @@ const SHOTS = process.env.SHOTS || '';
 let page = null;
 let step = 'start';
 
+// A failed check throws: the test stops at once, and main's catch saves a screenshot of
+// the page as it was when the check failed (then exits 1). fail() is only called there.
+class CheckFailed extends Error {}
+let failing = false;
 async function fail(msg) {
+  if (failing) return; failing = true;
   console.error(`FAIL (${step}): ${msg}`);
   if (page) {
     fs.mkdirSync(ARTIFACTS, { recursive: true });
     const file = path.join(ARTIFACTS, `failure-${step}.png`);
-    try { await page.screenshot({ path: file, fullPage: true }); console.error(`screenshot: ${file}`); } catch (e) { console.error(`no screenshot: ${e.message}`); }
+    try { await page.screenshot({ path: file, fullPage: true }); console.error(`screenshot: ${file} (${page.url()})`); } catch (e) { console.error(`no screenshot: ${e.message}`); }
   }
   process.exit(1);
 }
-function check(cond, msg) { if (!cond) return fail(msg); }
+function check(cond, msg) { if (!cond) throw new CheckFailed(msg); }
+// Waits for a selector on the current page; a timeout is a failed check naming `what`.
+async function waitFor(selector, what, timeout = 10000) {
+  try { return await page.waitForSelector(selector, { timeout }); } catch (e) { throw new CheckFailed(`${what} (${selector} not shown within ${timeout} ms)`); }
+}
 const sleep = ms => new Promise(r => setTimeout(r, ms));
 
 function props(map) { return Object.entries(map).map(([k, v]) => `${k}\u0001${v}\u0002`).join(''); }
@@ -47,7 +59,7 @@ async function produce(broker, n) {
       queueId: i % 4, sysFlag: 0, bornTimestamp: Date.now(), flag: 0,
       properties: props({ KEYS: `order-${i}`, TAGS: 'TagA', WAIT: 'true' }), reconsumeTimes: 0, unitMode: false, batch: false,
     }, Buffer.from(JSON.stringify({ order: i, item: 'console test' })));
-    if (r.code !== 0) await fail(`send ${i}: code ${r.code} ${r.remark}`);
+    check(r.code === 0, `send ${i}: code ${r.code} ${r.remark}`);
     sent.push({ msgId: r.extFields.msgId, queueId: Number(r.extFields.queueId), queueOffset: Number(r.extFields.queueOffset) });
   }
   return sent;
@@ -74,9 +86,9 @@ async function adminLag(broker) {
 async function screen(hash, selector, shot) {
   step = `screen-${hash.replace(/[^a-z]/g, '')}`;
   await page.goto(`${URL_}#/${hash}`);
-  try { await page.waitForSelector(selector, { timeout: 10000 }); } catch (e) { await fail(`${hash}: ${selector} not shown`); }
+  await waitFor(selector, `${hash} did not load`);
   const err = await page.$('[data-testid=error]');
-  if (err) await fail(`${hash} shows an error: ${await err.textContent()}`);
+  check(!err, `${hash} shows an error: ${err && await err.textContent()}`);
   if (SHOTS && shot) await page.screenshot({ path: path.join(SHOTS, shot), fullPage: true });
 }
 
@@ -87,7 +99,7 @@ async function main() {
   const sent = await produce(broker, 20);
   for (const [q, off] of [[0, 2], [1, 1], [2, 5]]) {
     const r = await broker.request(15, { consumerGroup: GROUP, topic: TOPIC, queueId: q, commitOffset: off });
-    if (r.code !== 0) await fail(`commit offset: code ${r.code} ${r.remark}`);
+    check(r.code === 0, `commit offset: code ${r.code} ${r.remark}`);
   }
   const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu'] });
   page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
@@ -106,13 +118,13 @@ async function main() {
   await page.fill('[data-testid=key-topic]', TOPIC);
   await page.fill('[data-testid=key-key]', 'order-7');
   await page.click('[data-testid=search-key]');
-  await page.waitForSelector('[data-testid=result-link]', { timeout: 10000 }).catch(() => fail('no result for order-7'));
+  await waitFor('[data-testid=result-link]', 'no result for order-7');
   const links = await page.$$('[data-testid=result-link]');
   check(links.length === 1, `expected 1 result, got ${links.length}`);
   if (SHOTS) await page.screenshot({ path: path.join(SHOTS, 'console-messages.png'), fullPage: true });
   await links[0].click();
   step = 'where-it-lives';
-  await page.waitForSelector('[data-testid=where-segment]', { timeout: 10000 }).catch(() => fail('no where-it-lives'));
+  await waitFor('[data-testid=where-segment]', 'no where-it-lives');
   const phy = parseInt(target.msgId.slice(-16), 16);
   const seg = await page.textContent('[data-testid=where-segment]');
   const pos = Number(await page.textContent('[data-testid=where-position]'));
@@ -128,11 +140,11 @@ async function main() {
   step = 'create-topic';
   const uiTopic = `UiTopic_${RUN}`;
   await page.goto(`${URL_}#/topics`);
-  await page.waitForSelector('[data-testid=new-topic-name]');
+  await waitFor('[data-testid=new-topic-name]', 'no create-topic form');
   await page.fill('[data-testid=new-topic-name]', uiTopic);
   await page.fill('[data-testid=new-topic-queues]', '3');
   await page.click('[data-testid=create-topic]');
-  await page.waitForSelector(`tr[data-topic="${uiTopic}"]`, { timeout: 10000 }).catch(() => fail('created topic not listed'));
+  await waitFor(`tr[data-topic="${uiTopic}"]`, 'created topic not listed');
   let route = null;
   for (let i = 0; i < 50 && !route; i++) {
     const r = await namesrv.request(105, { topic: uiTopic });
@@ -145,7 +157,7 @@ async function main() {
   // 4. the group's lag is the admin protocol's
   step = 'group-lag';
   await page.goto(`${URL_}#/group?group=${GROUP}`);
-  await page.waitForSelector('[data-testid=group-lag]', { timeout: 10000 }).catch(() => fail('no group lag'));
+  await waitFor('[data-testid=group-lag]', 'no group lag');
   const shown = Number(await page.textContent('[data-testid=group-lag]'));
   const admin = await adminLag(broker);
   check(shown === admin.lag && shown === 20 - 8, `console lag ${shown}, admin ${admin.lag} (${admin.via}), expected 12`);
@@ -169,8 +181,25 @@ async function main() {
     check(r.status === 403, `csrf POST ${JSON.stringify(headers)}: ${r.status}`);
   }
   console.log('ok: cross-site POSTs refused');
+
+  // 6. read-only mode: a second serve started with --console-read-only refuses every
+  // change (403 naming the flag) and changes nothing.
+  step = 'read-only';
+  const RO = (process.env.CONSOLE_RO_URL || '').replace(/\/$/, '');
+  check(RO, 'CONSOLE_RO_URL is not set (run_browser.sh starts the read-only serve)');
+  const roCluster = await (await fetch(`${RO}/api/cluster`)).json();
+  check(roCluster.readOnlyConsole === true, `read-only console reports readOnlyConsole=${roCluster.readOnlyConsole}`);
+  for (const p of ['/api/topics?topic=RoTopic', '/api/topics/delete?topic=TBW102', '/api/messages/resend-dlq?offset=0',
+    '/api/groups/reset-offset?group=G&topic=TBW102&timestamp=0']) {
+    const r = await fetch(`${RO}${p}`, { method: 'POST', headers: { 'X-Rocketstore-Console': '1' } });
+    const body = await r.json().catch(() => null);
+    check(r.status === 403 && body && /read-only/.test(body.error), `read-only POST ${p}: ${r.status} ${JSON.stringify(body)}`);
+  }
+  const roTopics = await (await fetch(`${RO}/api/topics`)).json();
+  check(!roTopics.topics.some(t => t.topic === 'RoTopic'), 'read-only console created a topic');
+  console.log('ok: read-only console refuses changes (403)');
   await browser.close();
   broker.close(); namesrv.close();
 }
 
-main().catch(e => fail(e.stack || e.message));
+main().catch(e => fail(e instanceof CheckFailed ? e.message : (e.stack || e.message)));
