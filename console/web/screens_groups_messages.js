@@ -32,14 +32,16 @@ export function resetForm(params) {
   const run = async dryRun => {
     try {
       const r = await post('/api/groups/reset-offset', { group: params.get('group'), topic: topicIn.value, timestamp: tsIn.value, dryRun });
-      out.replaceChildren(h('p', {}, dryRun ? 'preview (nothing changed):' : 'offsets reset:'),
-        table(['queue', 'current', 'new'], r.queues.map(q => h('tr', {}, num(q.queueId), num(q.currentOffset), num(q.newOffset)))));
+      const who = r.membersOnline ? `${r.membersOnline} member(s) online` : 'no member online';
+      out.replaceChildren(h('p', { testid: 'reset-summary' }, dryRun ? `preview (nothing changed; ${who}):`
+        : (r.pushedToMembers ? `offsets reset: the ${who} were told and move to them` : `offsets reset: committed (${who})`)),
+        table(['queue', 'current', 'new'], r.queues.map(q => h('tr', {}, num(q.queueId), num(q.currentOffset), num(q.newOffset))), 'reset-table'));
     } catch (err) { out.replaceChildren(h('div', { class: 'error' }, err.message)); }
   };
   return h('form', { onsubmit: e => e.preventDefault() }, h('strong', {}, 'Reset offset by time '),
     h('label', {}, 'topic', topicIn), h('label', {}, 'time', tsIn),
     h('button', { type: 'button', onclick: () => run(true), testid: 'reset-preview' }, 'Preview'), ' ',
-    h('button', { type: 'button', onclick: () => run(false) }, 'Reset'), out);
+    h('button', { type: 'button', onclick: () => run(false), testid: 'reset-apply' }, 'Reset'), out);
 }
 
 function resultsTable(list) {
