@@ -54,10 +54,19 @@ struct ConsoleOptions {
 // "cluster:putBytes" (commit-log end).
 RateSampler::Source ConsoleReadings(broker::Broker& broker);
 
+class ClusterProbe;
+
 class ConsoleApi {
  public:
-  ConsoleApi(broker::Broker& broker, const RateSampler& rates, Clock& clock, ConsoleOptions options)
-      : broker_(broker), rates_(rates), clock_(clock), options_(std::move(options)) {}
+  // `probe`: where the Cluster screen's other brokers come from (console/cluster_probe.h);
+  // nullptr shows the in-process broker only.
+  ConsoleApi(broker::Broker& broker, const RateSampler& rates, Clock& clock, ConsoleOptions options,
+             const ClusterProbe* probe = nullptr)
+      : broker_(broker),
+        rates_(rates),
+        clock_(clock),
+        options_(std::move(options)),
+        probe_(probe) {}
 
   HttpReply Handle(const HttpRequest& request);
 
@@ -82,6 +91,7 @@ class ConsoleApi {
   const RateSampler& rates_;
   Clock& clock_;
   const ConsoleOptions options_;
+  const ClusterProbe* const probe_;
 };
 
 }  // namespace rocketstore::console
