@@ -2,6 +2,12 @@
 import { get, post } from './api.js';
 import { lineChart, fmt } from './chart.js';
 import { h, table, num, bytes, time, errorBox, card } from './dom.js';
+import { settings } from './settings.js';
+
+// In place of a form the read-only console leaves out.
+export function readOnlyNote(what) {
+  return h('p', { class: 'muted', testid: 'read-only-note' }, `read-only console (--console-read-only): ${what} here`);
+}
 
 // One row per broker the name server lists: the in-process one (read directly) and the
 // others (their GET_BROKER_RUNTIME_INFO, asked in the background; unreachable ones say why).
@@ -69,7 +75,7 @@ export async function topics(view, refresh) {
     h('td', {}, h('a', { href: `#/topic?topic=${encodeURIComponent(x.topic)}` }, x.topic)),
     h('td', {}, x.kind + (x.system ? ' (system)' : '')),
     num(x.readQueueNums), num(x.writeQueueNums), h('td', {}, x.perm), num(x.messages), num(fmt(x.putTps)),
-    h('td', {}, x.system ? '' : h('button', { onclick: async () => {
+    h('td', {}, x.system || settings.readOnly ? '' : h('button', { testid: 'delete-topic', onclick: async () => {
       if (!confirm(`Delete topic ${x.topic}?`)) return;
       try { await post('/api/topics/delete', { topic: x.topic }); refresh(); } catch (err) { alert(err.message); }
     } }, 'Delete'))));

@@ -2,6 +2,7 @@
 import { get, post } from './api.js';
 import { lineChart } from './chart.js';
 import { h, table, num, time } from './dom.js';
+import { settings } from './settings.js';
 
 export async function groups(view) {
   const g = await get('/api/groups');
@@ -41,7 +42,9 @@ export function resetForm(params) {
   return h('form', { onsubmit: e => e.preventDefault() }, h('strong', {}, 'Reset offset by time '),
     h('label', {}, 'topic', topicIn), h('label', {}, 'time', tsIn),
     h('button', { type: 'button', onclick: () => run(true), testid: 'reset-preview' }, 'Preview'), ' ',
-    h('button', { type: 'button', onclick: () => run(false), testid: 'reset-apply' }, 'Reset'), out);
+    // Read-only: the preview (a dry run changes nothing) stays, the reset goes.
+    settings.readOnly ? h('span', { class: 'muted', testid: 'read-only-note' }, 'read-only console: preview only')
+      : h('button', { type: 'button', onclick: () => run(false), testid: 'reset-apply' }, 'Reset'), out);
 }
 
 function resultsTable(list) {
@@ -110,7 +113,8 @@ export async function message(view, params) {
     table(['name', 'value'], Object.entries(d.properties).map(([k, v]) => h('tr', {}, h('td', {}, k), h('td', {}, v))), 'properties-table'),
     h('h3', {}, 'Body ', h('button', { onclick: () => { body.textContent = d.bodyText; } }, 'text'), h('button', { onclick: () => { body.textContent = d.bodyHex; } }, 'hex'),
       h('button', { onclick: asJson }, 'JSON')), body,
-    d.dlq ? h('p', {}, h('button', { testid: 'resend', onclick: async () => {
+    d.dlq && settings.readOnly ? h('p', { class: 'muted', testid: 'read-only-note' }, 'read-only console: a DLQ message cannot be resent here') : null,
+    d.dlq && !settings.readOnly ? h('p', {}, h('button', { testid: 'resend', onclick: async () => {
       try { const r = await post('/api/messages/resend-dlq', { offset: m.offset }); out.textContent = `resent to ${r.topic} queue ${r.queueId} (offset ${r.offset})`; } catch (err) { out.textContent = err.message; }
     } }, 'Resend to its topic'), ' ', out) : null));
 }

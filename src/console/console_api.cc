@@ -20,6 +20,7 @@ HttpReply ConsoleApi::Handle(const HttpRequest& r) {
     bool has_dry_run = false;
   };
   const Entry routes[] = {
+      {"GET", "/api/console", false, [&] { return ConsoleInfo(); }},
       {"GET", "/api/cluster", false, [&] { return Cluster(); }},
       {"GET", "/api/topics", false, [&] { return Topics(); }},
       {"GET", "/api/topic", false, [&] { return TopicDetail(r); }},
@@ -60,6 +61,15 @@ HttpReply ConsoleApi::Handle(const HttpRequest& r) {
   }
   return ErrorReply(404, "no API endpoint " + r.path.substr(0, 200) +
                              ": see docs/observability.md (Console) for the list");
+}
+
+// What the pages read once at start: the build's version and whether this console is
+// read-only (they then leave every changing control out and show a badge).
+HttpReply ConsoleApi::ConsoleInfo() {
+  return internal::JsonReply(200, [&](internal::JsonWriter& w) {
+    w.Key("version"), internal::Str(w, options_.version);
+    w.Key("readOnly"), w.Bool(options_.read_only);
+  });
 }
 
 }  // namespace rocketstore::console

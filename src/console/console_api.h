@@ -73,6 +73,7 @@ class ConsoleApi {
   const ConsoleOptions& options() const { return options_; }
 
  private:
+  HttpReply ConsoleInfo();
   HttpReply Cluster();
   HttpReply Topics();
   HttpReply TopicDetail(const HttpRequest& r);

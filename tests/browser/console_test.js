@@ -9,9 +9,11 @@
 //   4. the group's lag on screen equals the admin protocol's: GET_CONSUME_STATS (208) when
 //      the broker answers it, else QUERY_CONSUMER_OFFSET (14) + GET_MAX_OFFSET (30);
 //   5. bad API input answers 4xx with a JSON error; cross-site POSTs are refused;
-//   6. read-only mode (a second serve with --console-read-only): a POST is refused (403).
+//   6. read-only mode (a second serve with --console-read-only): a "read-only" badge, no
+//      create / delete / reset / resend control (the main console has them), the preview
+//      still works, and a POST is refused (403).
 // A failed check stops the test at once and saves a screenshot of the page it failed on.
-// Env: CONSOLE_URL, CONSOLE_RO_URL (the read-only serve's console), NAMESRV, BROKER_ADDR,
+// Env: CONSOLE_URL, CONSOLE_RO_URL and RO_BROKER_ADDR (the read-only serve), NAMESRV, BROKER_ADDR,
 // ARTIFACTS (failure screenshots), SHOTS (optional: where to save the screens for
 // docs/images). Exit 0 on success.
 const { chromium } = require('playwright-core');
@@ -51,18 +53,40 @@ const sleep = ms => new Promise(r => setTimeout(r, ms));
 
 function props(map) { return Object.entries(map).map(([k, v]) => `${k}\u0001${v}\u0002`).join(''); }
 
-async function produce(broker, n) {
+async function produce(broker, n, topic = TOPIC) {
   const sent = [];
   for (let i = 0; i < n; i++) {
     const r = await broker.request(10, {
-      producerGroup: `ConsoleProducer_${RUN}`, topic: TOPIC, defaultTopic: 'TBW102', defaultTopicQueueNums: 4,
+      producerGroup: `ConsoleProducer_${RUN}`, topic, defaultTopic: 'TBW102', defaultTopicQueueNums: 4,
       queueId: i % 4, sysFlag: 0, bornTimestamp: Date.now(), flag: 0,
       properties: props({ KEYS: `order-${i}`, TAGS: 'TagA', WAIT: 'true' }), reconsumeTimes: 0, unitMode: false, batch: false,
     }, Buffer.from(JSON.stringify({ order: i, item: 'console test' })));
-    check(r.code === 0, `send ${i}: code ${r.code} ${r.remark}`);
+    check(r.code === 0, `send ${i} to ${topic}: code ${r.code} ${r.remark}`);
     sent.push({ msgId: r.extFields.msgId, queueId: Number(r.extFields.queueId), queueOffset: Number(r.extFields.queueOffset) });
   }
   return sent;
+}
+
+async function commitOffset(broker, group, topic, queueId, offset) {
+  const r = await broker.request(15, { consumerGroup: group, topic, queueId, commitOffset: offset });
+  check(r.code === 0, `commit offset ${group} ${topic}/${queueId}: code ${r.code} ${r.remark}`);
+}
+
+// CONSUMER_SEND_MSG_BACK (36) with delayLevel -1: the message goes to %DLQ%<group> at once.
+async function sendToDlq(broker, group, sent, topic) {
+  const r = await broker.request(36, { offset: parseInt(sent.msgId.slice(-16), 16), group, delayLevel: -1,
+    originMsgId: sent.msgId, originTopic: topic, unitMode: false, maxReconsumeTimes: 16 });
+  check(r.code === 0, `send back to DLQ: code ${r.code} ${r.remark}`);
+}
+
+// The DLQ message of `group`, found through the console's by-time search.
+async function waitForDlq(base, group) {
+  for (let i = 0; i < 50; i++) {
+    const r = await (await fetch(`${base}/api/messages/by-time?topic=${encodeURIComponent(`%DLQ%${group}`)}&begin=0`)).json();
+    if (r.messages && r.messages.length) return r.messages[0];
+    await sleep(100);
+  }
+  throw new CheckFailed(`no message in %DLQ%${group}`);
 }
 
 async function adminLag(broker) {
@@ -182,22 +206,52 @@ async function main() {
   }
   console.log('ok: cross-site POSTs refused');
 
-  // 6. read-only mode: a second serve started with --console-read-only refuses every
-  // change (403 naming the flag) and changes nothing.
+  // 6. read-only mode: a second serve started with --console-read-only (with a topic, a
+  // group and a DLQ message of its own, made over the remoting protocol) shows a badge and
+  // no control that changes anything, and refuses every change (403 naming the flag).
   step = 'read-only';
   const RO = (process.env.CONSOLE_RO_URL || '').replace(/\/$/, '');
-  check(RO, 'CONSOLE_RO_URL is not set (run_browser.sh starts the read-only serve)');
+  check(RO && process.env.RO_BROKER_ADDR, 'CONSOLE_RO_URL / RO_BROKER_ADDR not set (run_browser.sh starts the read-only serve)');
+  const roBroker = new Remoting(process.env.RO_BROKER_ADDR); await roBroker.connect();
+  const roTopic = `RoTopic_${RUN}`; const roGroup = `RoGroup_${RUN}`;
+  const roSent = await produce(roBroker, 4, roTopic);
+  for (let q = 0; q < 4; q++) await commitOffset(roBroker, roGroup, roTopic, q, 0);
+  await sendToDlq(roBroker, roGroup, roSent[0], roTopic);
+  const roDlq = await waitForDlq(RO, roGroup);
   const roCluster = await (await fetch(`${RO}/api/cluster`)).json();
   check(roCluster.readOnlyConsole === true, `read-only console reports readOnlyConsole=${roCluster.readOnlyConsole}`);
-  for (const p of ['/api/topics?topic=RoTopic', '/api/topics/delete?topic=TBW102', '/api/messages/resend-dlq?offset=0',
-    '/api/groups/reset-offset?group=G&topic=TBW102&timestamp=0']) {
+  // The main console: no badge, and the controls are there (what the read-only one lacks).
+  await page.goto(`${URL_}#/topics`);
+  await waitFor(`tr[data-topic="${TOPIC}"] [data-testid=delete-topic]`, 'delete button on the read-write console');
+  check(!(await page.isVisible('[data-testid=read-only-badge]')), 'read-only badge shown on the read-write console');
+  check(await page.$('[data-testid=create-topic]'), 'no create form on the read-write console');
+  await page.goto(`${RO}/#/topics`);
+  await waitFor(`tr[data-topic="${roTopic}"]`, 'read-only console topics');
+  check(await page.isVisible('[data-testid=read-only-badge]'), 'no read-only badge');
+  check((await page.$$('[data-testid=create-topic]')).length === 0, 'create form shown in read-only mode');
+  check((await page.$$('[data-testid=delete-topic]')).length === 0, 'delete buttons shown in read-only mode');
+  check(await page.$('[data-testid=read-only-note]'), 'no read-only note in place of the create form');
+  if (SHOTS) await page.screenshot({ path: path.join(SHOTS, 'console-read-only.png'), fullPage: true });
+  await page.goto(`${RO}/#/group?group=${roGroup}`);
+  await waitFor('[data-testid=reset-preview]', 'read-only group page');
+  check((await page.$$('[data-testid=reset-apply]')).length === 0, 'reset button shown in read-only mode');
+  await page.fill('[data-testid=reset-topic]', roTopic);
+  await page.fill('[data-testid=reset-time]', '0');
+  await page.click('[data-testid=reset-preview]');
+  await waitFor('[data-testid=reset-table]', 'the preview (a dry run) works in read-only mode');
+  await page.goto(`${RO}/#/message?offset=${roDlq.offset}`);
+  await waitFor('[data-testid=where-segment]', 'read-only DLQ message detail');
+  check((await page.$$('[data-testid=resend]')).length === 0, 'resend button shown in read-only mode');
+  for (const p of [`/api/topics?topic=RoTopic`, `/api/topics/delete?topic=${roTopic}`, `/api/messages/resend-dlq?offset=${roDlq.offset}`,
+    `/api/groups/reset-offset?group=${roGroup}&topic=${roTopic}&timestamp=0`]) {
     const r = await fetch(`${RO}${p}`, { method: 'POST', headers: { 'X-Rocketstore-Console': '1' } });
     const body = await r.json().catch(() => null);
     check(r.status === 403 && body && /read-only/.test(body.error), `read-only POST ${p}: ${r.status} ${JSON.stringify(body)}`);
   }
   const roTopics = await (await fetch(`${RO}/api/topics`)).json();
-  check(!roTopics.topics.some(t => t.topic === 'RoTopic'), 'read-only console created a topic');
-  console.log('ok: read-only console refuses changes (403)');
+  check(!roTopics.topics.some(t => t.topic === 'RoTopic') && roTopics.topics.some(t => t.topic === roTopic), 'read-only console changed its topics');
+  roBroker.close();
+  console.log('ok: read-only console: badge, no changing controls, changes refused (403)');
   await browser.close();
   broker.close(); namesrv.close();
 }

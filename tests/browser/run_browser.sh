@@ -49,9 +49,9 @@ start_serve() {
 }
 # The read-only console (--console-read-only) on a second serve of its own.
 start_serve data-ro --console-read-only
-RO_URL="http://127.0.0.1:$WEB_PORT/"
+RO_URL="http://127.0.0.1:$WEB_PORT/"; RO_BROKER="127.0.0.1:$BR_PORT"
 start_serve data
-CONSOLE_URL="http://127.0.0.1:$WEB_PORT/" CONSOLE_RO_URL="$RO_URL" NAMESRV="127.0.0.1:$NS_PORT" BROKER_ADDR="127.0.0.1:$BR_PORT" \
+CONSOLE_URL="http://127.0.0.1:$WEB_PORT/" CONSOLE_RO_URL="$RO_URL" RO_BROKER_ADDR="$RO_BROKER" NAMESRV="127.0.0.1:$NS_PORT" BROKER_ADDR="127.0.0.1:$BR_PORT" \
   ARTIFACTS="$ARTIFACTS" CHROMIUM="$CHROMIUM" SHOTS="${SHOTS:-}" timeout 240 node console_test.js
 RC=$?
 SERVE_RC=0

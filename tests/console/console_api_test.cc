@@ -105,6 +105,16 @@ TEST_F(ConsoleFixture, BadInputAnswers4xxWithJsonError) {
   }
 }
 
+TEST_F(ConsoleFixture, ConsoleInfoSaysWhetherReadOnly) {
+  HttpReply rw = Call("GET", "/api/console");
+  ASSERT_EQ(rw.status, 200) << rw.body;
+  EXPECT_FALSE(Json(rw)["readOnly"].GetBool());
+  EXPECT_EQ(Json(rw)["version"].GetString(), std::string("test"));
+  api_ = MakeApi(true);
+  EXPECT_TRUE(Json(Call("GET", "/api/console"))["readOnly"].GetBool());
+  EXPECT_EQ(Call("POST", "/api/console").status, 405);
+}
+
 TEST_F(ConsoleFixture, ReadOnlyRefusesChangesButAllowsReadsAndDryRuns) {
   api_ = MakeApi(true);
   for (const char* path : {"/api/topics", "/api/topics/delete", "/api/groups/reset-offset",
