@@ -9,6 +9,9 @@
 // what to do>"} (400 bad parameter, 404 unknown path or object, 405 wrong method, 409
 // conflict with the broker's state, 403 a mutating call in read-only mode); a failure of
 // the broker is a 5xx with the same shape. Nothing here throws or aborts on input.
+// Every change asked (create/delete topic, a real reset offset, DLQ resend; refused ones
+// too, dry runs not) leaves one INFO log line: `console: change who=<peer> what=<change>
+// <its parameters> outcome=ok|refused|failed status=<http> [error="..."]`.
 //
 // The numbers come from the broker's own services and managers (the same the remoting
 // front end answers from): a group's lag is computed as GET_CONSUME_STATS (208) defines
@@ -32,6 +35,7 @@ struct HttpRequest {
   std::string method;  // "GET", "POST", ...
   std::string path;    // "/api/topics"
   std::map<std::string, std::string> params;
+  std::string remote;  // the peer's "ip:port" ("" when not over HTTP): "who" in the audit log
 };
 
 struct HttpReply {

@@ -64,6 +64,9 @@ Status ConsoleServer::Start(const std::string& host, uint16_t port) {
     HttpRequest r;
     r.method = req.method;
     r.path = req.path;
+    r.remote = req.remote_addr.find(':') != std::string::npos
+                   ? "[" + req.remote_addr + "]:" + std::to_string(req.remote_port)
+                   : req.remote_addr + ":" + std::to_string(req.remote_port);
     for (const auto& [k, v] : req.params) r.params.emplace(k, v);  // first value wins
     Send(res, api_.Handle(r));
   };

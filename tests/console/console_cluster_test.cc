@@ -179,7 +179,7 @@ TEST(ConsoleStoreHealthTest, UnwritableStoreShowsTheReason) {
   RateSampler sampler(ConsoleReadings(b));
   ConsoleApi api(b, sampler, Clock::Real(), ConsoleOptions{});
   auto cluster = [&] {
-    HttpReply r = api.Handle({"GET", "/api/cluster", {}});
+    HttpReply r = api.Handle({"GET", "/api/cluster", {}, ""});
     EXPECT_EQ(r.status, 200) << r.body;
     rapidjson::Document d;
     d.Parse(r.body.c_str());
