@@ -89,7 +89,7 @@ export async function topic(view, params) {
     h('p', {}, `queues ${t.readQueueNums} read / ${t.writeQueueNums} write, perm ${t.perm}, consumed by: ${t.consumerGroups.join(', ') || 'nobody online'}`),
     lineChart([{ name: 'put msg/s', points: t.putSeries }, { name: 'consumed msg/s', points: t.getSeries }], { label: 'rates', width: 640 }),
     table(['queue', 'min offset', 'max offset', 'last stored'], t.queues.map(q => h('tr', {},
-      num(q.queueId), num(q.minOffset), num(q.maxOffset), h('td', {}, time(q.lastStoreTime)))), 'queues-table'));
+      num(q.queueId), num(q.minOffset), num(q.maxOffset, 'max-offset'), h('td', {}, time(q.lastStoreTime)))), 'queues-table'));
 }
 
 export { errorBox };

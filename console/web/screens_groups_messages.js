@@ -19,8 +19,8 @@ export async function group(view, params) {
       `; retry ${g.retryMessages} (${g.retryTopic}), DLQ ${g.dlqMessages} (${g.dlqTopic})`),
     lineChart([{ name: 'lag', points: g.lagSeries }], { label: 'lag (messages)', width: 640 }),
     h('h3', {}, 'Members'),
-    g.members.length ? table(['client id', 'language', 'version', 'last heartbeat'], g.members.map(m => h('tr', {},
-      h('td', {}, m.clientId), num(m.language), num(m.version), h('td', {}, time(m.lastHeartbeatMs))))) : h('p', { class: 'muted' }, 'no member online'),
+    g.members.length ? table(['client id', 'language', 'version', 'last heartbeat'], g.members.map(m => h('tr', { 'data-client': m.clientId },
+      h('td', {}, m.clientId), num(m.language), num(m.version), h('td', {}, time(m.lastHeartbeatMs)))), 'members-table') : h('p', { class: 'muted' }, 'no member online'),
     h('h3', {}, 'Offsets'),
     table(['topic', 'queue', 'broker offset', 'consumer offset', 'lag', 'last consumed message stored'], g.queues.map(q => h('tr', {},
       h('td', {}, q.topic), num(q.queueId), num(q.brokerOffset), num(q.consumerOffset), num(q.lag), h('td', {}, time(q.lastTimestamp)))), 'offsets-table'));
