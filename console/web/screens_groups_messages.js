@@ -92,6 +92,9 @@ export async function message(view, params) {
   const d = await get('/api/message', { offset: params.get('offset') });
   const m = d.message; const w = d.where;
   const body = h('pre', { testid: 'body' }, d.bodyIsText ? d.bodyText : d.bodyHex);
+  // A body that is not UTF-8 opens in hex; as text its other bytes show as U+FFFD.
+  const notice = d.bodyIsText ? null : h('p', { class: 'muted', testid: 'body-notice' },
+    `not valid UTF-8: as text, ${d.bodyReplacedBytes} byte(s) show as \uFFFD; hex shows every byte` + (d.bodyTruncated ? ' (first 64 KiB)' : ''));
   const asJson = () => { try { body.textContent = JSON.stringify(JSON.parse(d.bodyText), null, 2); } catch { body.textContent = '(not JSON)'; } };
   const out = h('span', { testid: 'resend-result' });
   // h() flattens arrays and skips null; replaceChildren would print them.
@@ -111,8 +114,8 @@ export async function message(view, params) {
     w.indexEnabled ? w.index.flatMap(indexSteps) : h('p', {}, 'index disabled (messageIndexEnable=false)'),
     h('h3', {}, 'Properties'),
     table(['name', 'value'], Object.entries(d.properties).map(([k, v]) => h('tr', {}, h('td', {}, k), h('td', {}, v))), 'properties-table'),
-    h('h3', {}, 'Body ', h('button', { onclick: () => { body.textContent = d.bodyText; } }, 'text'), h('button', { onclick: () => { body.textContent = d.bodyHex; } }, 'hex'),
-      h('button', { onclick: asJson }, 'JSON')), body,
+    h('h3', {}, 'Body ', h('button', { testid: 'body-text', onclick: () => { body.textContent = d.bodyText; } }, 'text'), h('button', { testid: 'body-hex', onclick: () => { body.textContent = d.bodyHex; } }, 'hex'),
+      h('button', { onclick: asJson }, 'JSON')), notice, body,
     d.dlq && settings.readOnly ? h('p', { class: 'muted', testid: 'read-only-note' }, 'read-only console: a DLQ message cannot be resent here') : null,
     d.dlq && !settings.readOnly ? h('p', {}, h('button', { testid: 'resend', onclick: async () => {
       try { const r = await post('/api/messages/resend-dlq', { offset: m.offset }); out.textContent = `resent to ${r.topic} queue ${r.queueId} (offset ${r.offset})`; } catch (err) { out.textContent = err.message; }

@@ -52,10 +52,11 @@ struct ConsoleOptions {
   std::string namesrv_address;  // the in-process name server, if any
 };
 
-// The readings RateSampler keeps for the console (console/rate_sampler.h): per topic
-// "put:<topic>" (sum of max queue offsets) and "get:<topic>" (sum of committed offsets),
-// "lag:<group>" (GET_CONSUME_STATS's diffTotal), "cluster:put", "cluster:get",
-// "cluster:putBytes" (commit-log end).
+// The readings RateSampler keeps for the console (console/rate_sampler.h), from the
+// broker's own counters (BrokerStats, what SendService and PullService count): per topic
+// "put:<topic>" (messages put) and "get:<topic>" (messages pulled), counters; per group
+// "lag:<group>" (GET_CONSUME_STATS's diffTotal), a gauge; "cluster:put", "cluster:get"
+// (all topics' messages put / pulled) and "cluster:putBytes" (bytes put), counters.
 RateSampler::Source ConsoleReadings(broker::Broker& broker);
 
 class ClusterProbe;

@@ -73,6 +73,29 @@ TEST_F(ConsoleFixture, FindByTimeRangeFindsWhatWasStoredThen) {
   EXPECT_EQ(Json(later)["messages"].Size(), 0u);
 }
 
+// A body that is not UTF-8: as text with U+FFFD for each byte that is not (and how many),
+// the hex whole; a UTF-8 body as it is.
+TEST_F(ConsoleFixture, BodyThatIsNotUtf8ShowsReplacementCharacters) {
+  auto m = testing::MakeTestMessage(99);
+  m.body = std::string("caf\xC3\xA9 \xFF\xFE end");
+  auto put = broker_->store().PutMessage(m.View());
+  ASSERT_TRUE(put.ok()) << put.error;
+  HttpReply r = Call("GET", "/api/message", {{"offset", std::to_string(put.first.offset.value())}});
+  ASSERT_EQ(r.status, 200) << r.body;
+  auto d = Json(r);
+  EXPECT_FALSE(d["bodyIsText"].GetBool());
+  EXPECT_EQ(d["bodyReplacedBytes"].GetUint64(), 2u);
+  EXPECT_EQ(d["bodyText"].GetString(), std::string("caf\xC3\xA9 \xEF\xBF\xBD\xEF\xBF\xBD end"));
+  EXPECT_EQ(d["bodyHex"].GetString(), std::string("636166c3a920fffe20656e64"));
+  // A UTF-8 body: as stored.
+  auto k1 = Json(Call("GET", "/api/messages/by-key", {{"topic", "TopicTest"}, {"key", "k1"}}));
+  auto text = Json(Call("GET", "/api/message",
+                        {{"offset", std::to_string(k1["messages"][0]["offset"].GetInt64())}}));
+  EXPECT_TRUE(text["bodyIsText"].GetBool());
+  EXPECT_EQ(text["bodyReplacedBytes"].GetUint64(), 0u);
+  EXPECT_EQ(text["bodyText"].GetString(), testing::MakeTestMessage(1).body);
+}
+
 TEST_F(ConsoleFixture, ResendDlqPutsTheMessageBackInItsTopic) {
   ASSERT_TRUE(broker_->RegisterAll().ok());
   client::PullConsumerOptions o;
