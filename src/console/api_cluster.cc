@@ -79,8 +79,10 @@ void WriteRemote(JsonWriter& w, const BrokerProbe& b) {
   w.Key("disk");
   w.StartObject();
   if (!t.empty()) {
-    // 28's commitLogDiskRatio: the used ratio of the commit log's file system (0..1).
-    w.Key("usedRatio"), w.Double(std::strtod(Get(t, "commitLogDiskRatio").c_str(), nullptr));
+    // 28's commitLogDiskRatio: the used ratio of the commit log's file system (0..1; -1
+    // when the broker could not read it: then left out).
+    const double ratio = std::strtod(Get(t, "commitLogDiskRatio").c_str(), nullptr);
+    if (ratio >= 0) w.Key("usedRatio"), w.Double(ratio);
     w.Key("capacity"), Str(w, Get(t, "commitLogDirCapacity"));
   }
   w.EndObject();

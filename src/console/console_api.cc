@@ -111,8 +111,10 @@ HttpReply ConsoleApi::Handle(const HttpRequest& r) {
     if (e.change.empty()) return e.run();
     // A dry run changes nothing, so read-only mode allows it, but only on a route whose
     // handler implements one: elsewhere dryRun=true would be ignored and the change made.
+    // (Read as BoolParam reads it: "true" or "1".)
+    auto dry = r.params.find("dryRun");
     const bool dry_run =
-        e.has_dry_run && r.params.count("dryRun") && r.params.at("dryRun") == "true";
+        e.has_dry_run && dry != r.params.end() && (dry->second == "true" || dry->second == "1");
     if (dry_run) return e.run();
     HttpReply reply =
         options_.read_only

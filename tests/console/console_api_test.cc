@@ -136,10 +136,12 @@ TEST_F(ConsoleFixture, ReadOnlyRefusesChangesButAllowsReadsAndDryRuns) {
   EXPECT_TRUE(broker_->topics().Find("TopicTest"));     // nothing deleted
   EXPECT_EQ(Call("GET", "/api/topics").status, 200);
   for (int32_t q = 1; q < 4; ++q) broker_->offsets().Commit("G1", "TopicTest", q, 0);
-  HttpReply dry =
-      Call("POST", "/api/groups/reset-offset",
-           {{"group", "G1"}, {"topic", "TopicTest"}, {"timestamp", "0"}, {"dryRun", "true"}});
-  EXPECT_EQ(dry.status, 200) << dry.body;
+  for (const char* yes : {"true", "1"}) {
+    HttpReply dry =
+        Call("POST", "/api/groups/reset-offset",
+             {{"group", "G1"}, {"topic", "TopicTest"}, {"timestamp", "0"}, {"dryRun", yes}});
+    EXPECT_EQ(dry.status, 200) << yes << " " << dry.body;
+  }
 }
 
 TEST_F(ConsoleFixture, GroupLagIsConsumeStatsDiffTotal) {
