@@ -4,6 +4,8 @@
 import * as ct from './screens_cluster_topics.js';
 import * as gm from './screens_groups_messages.js';
 import { h, errorBox } from './dom.js';
+import { get } from './api.js';
+import { settings } from './settings.js';
 
 const POLL_MS = 2000;
 const main = document.getElementById('main');
@@ -26,7 +28,7 @@ async function show() {
   let render = null; let live = true; const before = [];
   switch (screen) {
     case 'cluster': render = () => ct.cluster(view); break;
-    case 'topics': render = () => ct.topics(view, refresh); before.push(ct.topicsForm(() => refresh())); break;
+    case 'topics': render = () => ct.topics(view, refresh); before.push(settings.readOnly ? ct.readOnlyNote('topics cannot be created or deleted') : ct.topicsForm(() => refresh())); break;
     case 'topic': render = () => ct.topic(view, params); break;
     case 'groups': render = () => gm.groups(view); break;
     case 'group': render = () => gm.group(view, params); before.push(gm.resetForm(params)); break;
@@ -48,5 +50,16 @@ async function show() {
   if (live) timer = setInterval(refresh, POLL_MS);
 }
 
-window.addEventListener('hashchange', show);
-show();
+// Read once: whether this console is read-only (then no changing control is shown).
+async function start() {
+  try {
+    Object.assign(settings, await get('/api/console'));
+  } catch (err) {
+    status.textContent = `console settings not read: ${err.message}`;
+  }
+  document.getElementById('mode').hidden = !settings.readOnly;
+  document.body.classList.toggle('read-only', settings.readOnly);
+  window.addEventListener('hashchange', show);
+  show();
+}
+start();

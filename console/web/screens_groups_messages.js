@@ -2,6 +2,7 @@
 import { get, post } from './api.js';
 import { lineChart } from './chart.js';
 import { h, table, num, time } from './dom.js';
+import { settings } from './settings.js';
 
 export async function groups(view) {
   const g = await get('/api/groups');
@@ -18,8 +19,8 @@ export async function group(view, params) {
       `; retry ${g.retryMessages} (${g.retryTopic}), DLQ ${g.dlqMessages} (${g.dlqTopic})`),
     lineChart([{ name: 'lag', points: g.lagSeries }], { label: 'lag (messages)', width: 640 }),
     h('h3', {}, 'Members'),
-    g.members.length ? table(['client id', 'language', 'version', 'last heartbeat'], g.members.map(m => h('tr', {},
-      h('td', {}, m.clientId), num(m.language), num(m.version), h('td', {}, time(m.lastHeartbeatMs))))) : h('p', { class: 'muted' }, 'no member online'),
+    g.members.length ? table(['client id', 'language', 'version', 'last heartbeat'], g.members.map(m => h('tr', { 'data-client': m.clientId },
+      h('td', {}, m.clientId), num(m.language), num(m.version), h('td', {}, time(m.lastHeartbeatMs)))), 'members-table') : h('p', { class: 'muted' }, 'no member online'),
     h('h3', {}, 'Offsets'),
     table(['topic', 'queue', 'broker offset', 'consumer offset', 'lag', 'last consumed message stored'], g.queues.map(q => h('tr', {},
       h('td', {}, q.topic), num(q.queueId), num(q.brokerOffset), num(q.consumerOffset), num(q.lag), h('td', {}, time(q.lastTimestamp)))), 'offsets-table'));
@@ -32,14 +33,18 @@ export function resetForm(params) {
   const run = async dryRun => {
     try {
       const r = await post('/api/groups/reset-offset', { group: params.get('group'), topic: topicIn.value, timestamp: tsIn.value, dryRun });
-      out.replaceChildren(h('p', {}, dryRun ? 'preview (nothing changed):' : 'offsets reset:'),
-        table(['queue', 'current', 'new'], r.queues.map(q => h('tr', {}, num(q.queueId), num(q.currentOffset), num(q.newOffset)))));
+      const who = r.membersOnline ? `${r.membersOnline} member(s) online` : 'no member online';
+      out.replaceChildren(h('p', { testid: 'reset-summary' }, dryRun ? `preview (nothing changed; ${who}):`
+        : (r.pushedToMembers ? `offsets reset: the ${who} were told and move to them` : `offsets reset: committed (${who})`)),
+        table(['queue', 'current', 'new'], r.queues.map(q => h('tr', {}, num(q.queueId), num(q.currentOffset), num(q.newOffset))), 'reset-table'));
     } catch (err) { out.replaceChildren(h('div', { class: 'error' }, err.message)); }
   };
   return h('form', { onsubmit: e => e.preventDefault() }, h('strong', {}, 'Reset offset by time '),
     h('label', {}, 'topic', topicIn), h('label', {}, 'time', tsIn),
     h('button', { type: 'button', onclick: () => run(true), testid: 'reset-preview' }, 'Preview'), ' ',
-    h('button', { type: 'button', onclick: () => run(false) }, 'Reset'), out);
+    // Read-only: the preview (a dry run changes nothing) stays, the reset goes.
+    settings.readOnly ? h('span', { class: 'muted', testid: 'read-only-note' }, 'read-only console: preview only')
+      : h('button', { type: 'button', onclick: () => run(false), testid: 'reset-apply' }, 'Reset'), out);
 }
 
 function resultsTable(list) {
@@ -87,6 +92,9 @@ export async function message(view, params) {
   const d = await get('/api/message', { offset: params.get('offset') });
   const m = d.message; const w = d.where;
   const body = h('pre', { testid: 'body' }, d.bodyIsText ? d.bodyText : d.bodyHex);
+  // A body that is not UTF-8 opens in hex; as text its other bytes show as U+FFFD.
+  const notice = d.bodyIsText ? null : h('p', { class: 'muted', testid: 'body-notice' },
+    `not valid UTF-8: as text, ${d.bodyReplacedBytes} byte(s) show as \uFFFD; hex shows every byte` + (d.bodyTruncated ? ' (first 64 KiB)' : ''));
   const asJson = () => { try { body.textContent = JSON.stringify(JSON.parse(d.bodyText), null, 2); } catch { body.textContent = '(not JSON)'; } };
   const out = h('span', { testid: 'resend-result' });
   // h() flattens arrays and skips null; replaceChildren would print them.
@@ -106,9 +114,10 @@ export async function message(view, params) {
     w.indexEnabled ? w.index.flatMap(indexSteps) : h('p', {}, 'index disabled (messageIndexEnable=false)'),
     h('h3', {}, 'Properties'),
     table(['name', 'value'], Object.entries(d.properties).map(([k, v]) => h('tr', {}, h('td', {}, k), h('td', {}, v))), 'properties-table'),
-    h('h3', {}, 'Body ', h('button', { onclick: () => { body.textContent = d.bodyText; } }, 'text'), h('button', { onclick: () => { body.textContent = d.bodyHex; } }, 'hex'),
-      h('button', { onclick: asJson }, 'JSON')), body,
-    d.dlq ? h('p', {}, h('button', { testid: 'resend', onclick: async () => {
+    h('h3', {}, 'Body ', h('button', { testid: 'body-text', onclick: () => { body.textContent = d.bodyText; } }, 'text'), h('button', { testid: 'body-hex', onclick: () => { body.textContent = d.bodyHex; } }, 'hex'),
+      h('button', { onclick: asJson }, 'JSON')), notice, body,
+    d.dlq && settings.readOnly ? h('p', { class: 'muted', testid: 'read-only-note' }, 'read-only console: a DLQ message cannot be resent here') : null,
+    d.dlq && !settings.readOnly ? h('p', {}, h('button', { testid: 'resend', onclick: async () => {
       try { const r = await post('/api/messages/resend-dlq', { offset: m.offset }); out.textContent = `resent to ${r.topic} queue ${r.queueId} (offset ${r.offset})`; } catch (err) { out.textContent = err.message; }
     } }, 'Resend to its topic'), ' ', out) : null));
 }

@@ -221,45 +221,51 @@ std::optional<std::string> ConfValue(std::string_view text, std::string_view key
 }
 
 // The console's settings: broker.conf's consoleListen / consoleReadOnly, then the flags
-// that differ from their defaults.
-Status ConsoleSettings(const RunOptions& o, std::string* listen, bool* read_only) {
+// that differ from their defaults. Read before anything starts, so a bad value stops
+// `serve` at once (a usage error) rather than after the broker is up.
+struct ConsoleSettings {
+  console::ListenAddress listen;  // port 0 = no console
+  bool read_only = false;
+};
+
+Result<ConsoleSettings> ReadConsoleSettings(const RunOptions& o) {
   const RunOptions d;
-  *listen = d.console_listen;
-  *read_only = d.console_read_only;
+  std::string listen = d.console_listen;
+  ConsoleSettings out;
+  out.read_only = d.console_read_only;
   if (!o.config_file.empty()) {
     auto text = ReadWholeFile(PosixFileSystem::Default(), o.config_file);
     if (!text.ok()) return text.status().WithContext("cannot read config file " + o.config_file);
-    if (auto v = ConfValue(*text, "consoleListen")) *listen = *v;
+    if (auto v = ConfValue(*text, "consoleListen")) listen = *v;
     if (auto v = ConfValue(*text, "consoleReadOnly")) {
       if (*v != "true" && *v != "false") {
         return Status(StatusCode::kInvalidArgument,
                       "consoleReadOnly in " + o.config_file + " must be true or false, not " + *v);
       }
-      *read_only = *v == "true";
+      out.read_only = *v == "true";
     }
   }
-  if (o.console_listen != d.console_listen) *listen = o.console_listen;
-  if (o.console_read_only) *read_only = true;
-  return Status::OK();
+  if (o.console_listen != d.console_listen) listen = o.console_listen;
+  if (o.console_read_only) out.read_only = true;
+  auto addr = console::ParseListenAddress(listen);
+  if (!addr.ok()) return addr.status();
+  out.listen = *addr;
+  return out;
 }
 
 // The web console over the in-process broker; nullptr when off (port 0). A console that
 // cannot bind is an error (the operator asked for it).
-Result<std::unique_ptr<console::Console>> StartConsole(const RunOptions& o, Broker& broker,
+Result<std::unique_ptr<console::Console>> StartConsole(const ConsoleSettings& settings,
+                                                       const RunOptions& o, Broker& broker,
                                                        uint16_t namesrv_port) {
-  std::string listen;
-  bool read_only = false;
-  RS_RETURN_IF_ERROR(ConsoleSettings(o, &listen, &read_only));
-  auto addr = console::ParseListenAddress(listen);
-  if (!addr.ok()) return addr.status();
-  if (addr->port == 0) {
+  if (settings.listen.port == 0) {
     RS_LOG_INFO("rocketstore: web console off (--console-listen 0)");
     return std::unique_ptr<console::Console>();
   }
   console::ConsoleOptions co;
-  co.host = addr->host;
-  co.port = addr->port;
-  co.read_only = read_only;
+  co.host = settings.listen.host;
+  co.port = settings.listen.port;
+  co.read_only = settings.read_only;
   co.version = "rocketstore 0.1.0 (RocketMQ 4.9.8 protocol and store format)";
   co.cluster_name = broker.options().cluster_name;
   co.namesrv_address = o.host + ":" + std::to_string(namesrv_port);
@@ -282,12 +288,17 @@ int RunServe(const RunOptions& options) {
   const sigset_t set = BlockShutdownSignals();
   auto bo = PrepareBroker(options);
   if (!bo) return 2;
+  auto console_settings = ReadConsoleSettings(options);
+  if (!console_settings.ok()) {
+    RS_LOG_ERROR("rocketstore: {}", console_settings.status().message());
+    return 2;
+  }
   auto ns = StartNamesrv(options, bo->store.root_dir);
   if (!ns) return 1;
   if (bo->namesrv_addrs.empty()) bo->namesrv_addrs = {"127.0.0.1:" + std::to_string(ns->port())};
   auto broker = StartBroker(*bo);
   if (!broker) return 1;
-  auto web = StartConsole(options, *broker, ns->port());
+  auto web = StartConsole(*console_settings, options, *broker, ns->port());
   if (!web.ok()) {
     RS_LOG_ERROR("rocketstore: {}", web.status().message());
     (void)StopBroker(*broker);

@@ -98,6 +98,12 @@ class Broker {
   TopicService* topic_service() { return topic_service_.get(); }
   OffsetService* offset_service() { return offset_service_.get(); }
   const Reputter* reputter() const { return reput_.get(); }
+  // INVOKE_BROKER_TO_RESET_OFFSET (222)'s service (pushes 220 to live clients) and
+  // GET_BROKER_RUNTIME_INFO (28)'s table, for the console (null before Start).
+  ClientAdminService* client_admin() { return client_admin_.get(); }
+  const RuntimeInfoService* runtime_info() const { return runtime_info_.get(); }
+  // The file system the store and the config files live on.
+  FileSystem& fs() { return fs_; }
   // The message counters (puts, gets, send-backs) and their minute/hour/day windows,
   // sampled every second while the broker runs (null before Start).
   BrokerStats& stats() { return *stats_; }

@@ -91,11 +91,13 @@ HttpReply ConsoleApi::GroupDetail(const HttpRequest& r) {
   });
 }
 
-// RocketMQ's resetOffsetByTimestamp (RESET_CONSUMER_CLIENT_OFFSET 222 on the broker): per
-// queue the offset of the message stored closest to the time (getOffsetInQueueByTime).
-// Online members keep their own in-memory offsets and would commit over the reset, and we
-// cannot yet tell them (RESET_CONSUMER_CLIENT_OFFSET 220 to the clients), so a group with
-// members is refused unless it is a dry run.
+// Reset offset by time goes through the broker's own INVOKE_BROKER_TO_RESET_OFFSET (222)
+// service (broker/service/client_admin_service.h), so the console, mqadmin and
+// rocketmq-dashboard get the same offsets and refusals: per write queue the offset of the
+// time (getOffsetInQueueByTime), or with force=false only where it is smaller than the
+// committed one. Members online are told (RESET_CONSUMER_CLIENT_OFFSET 220) and move;
+// a group with none has the offsets committed by the broker. A dry run asks the same
+// service for the plan and changes nothing.
 HttpReply ConsoleApi::ResetOffset(const HttpRequest& r) {
   auto group = internal::Required(r, "group", "consumer group");
   if (!group.ok()) return internal::StatusReply(group.status());
@@ -105,40 +107,43 @@ HttpReply ConsoleApi::ResetOffset(const HttpRequest& r) {
   if (!ts.ok()) return internal::StatusReply(ts.status());
   auto dry = internal::BoolParam(r, "dryRun", false);
   if (!dry.ok()) return internal::StatusReply(dry.status());
-  auto config = broker_.topics().Find(*topic);
-  if (!config) return ErrorReply(404, "no topic " + topic->substr(0, 200) + " on this broker");
-  const auto online = broker_.consumers().Find(*group);
-  if (!*dry && online && !online->members.empty()) {
-    return ErrorReply(409, "group " + *group + " has " + std::to_string(online->members.size()) +
-                               " member(s) online; they would commit their own offsets over "
-                               "the reset: stop them first (a dry run shows the new offsets)");
+  auto force = internal::BoolParam(r, "force", true);
+  if (!force.ok()) return internal::StatusReply(force.status());
+  if (!broker_.topics().Find(*topic)) {
+    return ErrorReply(404, "no topic " + topic->substr(0, 200) + " on this broker");
   }
-  MessageStore& store = broker_.store();
-  struct Change {
-    int32_t queue_id;
-    int64_t from, to;
-  };
-  std::vector<Change> changes;
-  for (int32_t q = 0; q < config->read_queue_nums; ++q) {
-    auto to = store.GetOffsetInQueueByTime(*topic, q, *ts);
-    if (!to.ok()) return internal::StatusReply(to.status());
-    changes.push_back({q, broker_.offsets().Query(*group, *topic, q), to->value()});
-  }
-  if (!*dry) {
-    for (const Change& c : changes) broker_.offsets().Commit(*group, *topic, c.queue_id, c.to);
+  broker::ClientAdminService* service = broker_.client_admin();
+  if (!service) return ErrorReply(503, "the broker is not started yet: try again");
+  const broker::ResetOffsetResult res =
+      *dry ? service->PlanResetOffset(*topic, *group, *ts, *force)
+           : service->ResetOffset(*topic, *group, *ts, *force, /*cpp_client=*/false);
+  if (!res.verdict.ok()) {
+    // The service's remark is Java's (what mqadmin shows); say what it means here.
+    const bool no_offsets = res.verdict.remark.find("not exist") != std::string::npos &&
+                            res.verdict.remark.find("consumer group") != std::string::npos;
+    return ErrorReply(409, "the broker refused the reset: " + res.verdict.remark +
+                               (no_offsets ? " (the group has no committed offset on every "
+                                             "write queue of " +
+                                                 *topic + "; consume or commit first)"
+                                           : ""));
   }
   return JsonReply(200, [&](JsonWriter& w) {
     w.Key("group"), Str(w, *group);
     w.Key("topic"), Str(w, *topic);
     w.Key("timestamp"), w.Int64(*ts);
     w.Key("dryRun"), w.Bool(*dry);
+    w.Key("force"), w.Bool(*force);
+    w.Key("membersOnline"), w.Uint64(res.members_online);
+    // Real reset: the members were told and move (they commit the new offsets), or, with
+    // none online, the broker committed them.
+    w.Key("pushedToMembers"), w.Bool(res.pushed);
     w.Key("queues");
     w.StartArray();
-    for (const Change& c : changes) {
+    for (size_t i = 0; i < res.offsets.size(); ++i) {
       w.StartObject();
-      w.Key("queueId"), w.Int(c.queue_id);
-      w.Key("currentOffset"), w.Int64(c.from);
-      w.Key("newOffset"), w.Int64(c.to);
+      w.Key("queueId"), w.Int(res.offsets[i].queue_id);
+      w.Key("currentOffset"), w.Int64(res.previous[i]);
+      w.Key("newOffset"), w.Int64(res.offsets[i].offset);
       w.EndObject();
     }
     w.EndArray();

@@ -7,6 +7,7 @@
 #include "broker/system_topics.h"
 #include "console/api_util.h"
 #include "console/console_api.h"
+#include "console/utf8.h"
 #include "console/where_it_lives.h"
 #include "store/format/message_id.h"
 #include "store/format/properties.h"
@@ -21,6 +22,7 @@ using internal::Str;
 namespace {
 
 constexpr int64_t kMaxResults = 64;
+constexpr size_t kMaxBodyShown = 64 * 1024;  // bytes of a body shown in hex
 
 std::string Hex(std::string_view s) {
   static constexpr char kDigits[] = "0123456789abcdef";
@@ -31,31 +33,6 @@ std::string Hex(std::string_view s) {
     out.push_back(kDigits[c & 15]);
   }
   return out;
-}
-
-bool ValidUtf8(std::string_view s) {
-  size_t i = 0;
-  while (i < s.size()) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    size_t n = 0;
-    if (c >= 0x80) {
-      if ((c >> 5) == 6) {
-        n = 1;
-      } else if ((c >> 4) == 14) {
-        n = 2;
-      } else if ((c >> 3) == 30) {
-        n = 3;
-      } else {
-        return false;
-      }
-    }
-    if (i + n >= s.size()) return false;
-    for (size_t k = 1; k <= n; ++k) {
-      if ((static_cast<unsigned char>(s[i + k]) >> 6) != 2) return false;
-    }
-    i += n + 1;
-  }
-  return true;
 }
 
 void WriteSummary(JsonWriter& w, const format::RecordView& r) {
@@ -216,15 +193,20 @@ HttpReply ConsoleApi::MessageDetail(const HttpRequest& r) {
     w.Key("properties");
     w.StartObject();
     for (const auto& [k, v] : format::ParseProperties(m.properties)) {
-      w.Key(k.data(), static_cast<rapidjson::SizeType>(k.size()));
+      const std::string key = ToValidUtf8(k);
+      w.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
       Str(w, v);
     }
     w.EndObject();
-    const bool utf8 = ValidUtf8(m.body);
-    w.Key("bodyIsText"), w.Bool(utf8);
-    w.Key("bodyText"), Str(w, utf8 ? m.body : "");
-    w.Key("bodyHex"), Str(w, Hex(m.body.substr(0, 64 * 1024)));
-    w.Key("bodyTruncated"), w.Bool(m.body.size() > 64 * 1024);
+    // The body as text: as stored when it is UTF-8, else with U+FFFD for each byte that
+    // is not (bodyReplacedBytes says how many; the hex shows them all).
+    size_t replaced = 0;
+    const std::string text = ToValidUtf8(m.body, &replaced);
+    w.Key("bodyIsText"), w.Bool(replaced == 0);
+    w.Key("bodyText"), Str(w, text);
+    w.Key("bodyReplacedBytes"), w.Uint64(replaced);
+    w.Key("bodyHex"), Str(w, Hex(m.body.substr(0, kMaxBodyShown)));
+    w.Key("bodyTruncated"), w.Bool(m.body.size() > kMaxBodyShown);
     w.Key("dlq"), w.Bool(m.topic.starts_with(broker::kDlqGroupTopicPrefix));
     w.Key("where");
     w.StartObject();

@@ -24,6 +24,8 @@ namespace rocketstore::console::internal {
 
 using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
 
+// A JSON string; bytes that are not UTF-8 (a cut echo, a message's property) become U+FFFD,
+// so every answer is valid JSON text.
 void Str(JsonWriter& w, std::string_view s);
 // The reply `fill` writes (one JSON object: fill writes its members).
 HttpReply JsonReply(int status, const std::function<void(JsonWriter&)>& fill);
@@ -46,6 +48,7 @@ Result<int64_t> IntParam(const HttpRequest& r, const std::string& name, std::opt
 // "true"/"false"/"1"/"0"; `def` when absent.
 Result<bool> BoolParam(const HttpRequest& r, const std::string& name, bool def);
 // A time: epoch milliseconds, or an ISO-8601 local-free form "YYYY-MM-DDTHH:MM[:SS]" read as UTC.
+// (The value rules are console/request_parser.h's ParseInt / ParseBool / ParseTime.)
 Result<int64_t> TimeParam(const HttpRequest& r, const std::string& name,
                           std::optional<int64_t> def);
 

@@ -9,7 +9,10 @@ Console::Console(broker::Broker& broker, Clock& clock, ConsoleOptions options)
       sampler_(ConsoleReadings(broker)),
       runner_("console-rates", std::chrono::seconds(1),
               [this] { sampler_.RunOnce(clock_.NowMillis()); }),
-      api_(broker, sampler_, clock, std::move(options)),
+      probe_(ClusterProbe::Options{broker.options().namesrv_addrs, broker.address()}),
+      probe_runner_("console-cluster", std::chrono::seconds(5),
+                    [this] { probe_.RunOnce(clock_.NowMillis()); }),
+      api_(broker, sampler_, clock, std::move(options), &probe_),
       server_(api_) {}
 
 Console::~Console() { Stop(); }
@@ -18,12 +21,15 @@ Status Console::Start() {
   RS_RETURN_IF_ERROR(server_.Start(api_.options().host, api_.options().port));
   sampler_.RunOnce(clock_.NowMillis());  // the first counter readings
   runner_.Start();
+  probe_runner_.Start();
+  probe_runner_.Wake();  // the first round at once, not after 5 s
   return Status::OK();
 }
 
 void Console::Stop() {
   server_.Stop();
   runner_.Stop();
+  probe_runner_.Stop();
 }
 
 std::string Console::url() const {

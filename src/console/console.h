@@ -1,8 +1,10 @@
 // File: console/console.h
 //
 // Console: everything the web console of `rocketstore serve` runs, owned together — the
-// rate sampler and its ServiceRunner (one step a second), the JSON API and the HTTP
-// server. apps/serve.cc starts it after the broker and stops it before the broker.
+// rate sampler and its ServiceRunner (one step a second), the cluster probe and its
+// ServiceRunner (one round every 5 s: the other brokers, console/cluster_probe.h), the
+// JSON API and the HTTP server. apps/serve.cc starts it after the broker and stops it
+// before the broker.
 //
 // Ownership: the broker and the clock must outlive the console.
 // Thread-safety: Start/Stop from one owner thread.
@@ -13,6 +15,7 @@
 #include "base/clock.h"
 #include "base/service_runner.h"
 #include "broker/broker.h"
+#include "console/cluster_probe.h"
 #include "console/console_api.h"
 #include "console/http_server.h"
 #include "console/rate_sampler.h"
@@ -35,6 +38,8 @@ class Console {
   Clock& clock_;
   RateSampler sampler_;
   ServiceRunner runner_;
+  ClusterProbe probe_;
+  ServiceRunner probe_runner_;
   ConsoleApi api_;
   ConsoleServer server_;
 };

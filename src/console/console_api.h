@@ -9,6 +9,9 @@
 // what to do>"} (400 bad parameter, 404 unknown path or object, 405 wrong method, 409
 // conflict with the broker's state, 403 a mutating call in read-only mode); a failure of
 // the broker is a 5xx with the same shape. Nothing here throws or aborts on input.
+// Every change asked (create/delete topic, a real reset offset, DLQ resend; refused ones
+// too, dry runs not) leaves one INFO log line: `console: change who=<peer> what=<change>
+// <its parameters> outcome=ok|refused|failed status=<http> [error="..."]`.
 //
 // The numbers come from the broker's own services and managers (the same the remoting
 // front end answers from): a group's lag is computed as GET_CONSUME_STATS (208) defines
@@ -32,6 +35,7 @@ struct HttpRequest {
   std::string method;  // "GET", "POST", ...
   std::string path;    // "/api/topics"
   std::map<std::string, std::string> params;
+  std::string remote;  // the peer's "ip:port" ("" when not over HTTP): "who" in the audit log
 };
 
 struct HttpReply {
@@ -48,22 +52,33 @@ struct ConsoleOptions {
   std::string namesrv_address;  // the in-process name server, if any
 };
 
-// The readings RateSampler keeps for the console (console/rate_sampler.h): per topic
-// "put:<topic>" (sum of max queue offsets) and "get:<topic>" (sum of committed offsets),
-// "lag:<group>" (GET_CONSUME_STATS's diffTotal), "cluster:put", "cluster:get",
-// "cluster:putBytes" (commit-log end).
+// The readings RateSampler keeps for the console (console/rate_sampler.h), from the
+// broker's own counters (BrokerStats, what SendService and PullService count): per topic
+// "put:<topic>" (messages put) and "get:<topic>" (messages pulled), counters; per group
+// "lag:<group>" (GET_CONSUME_STATS's diffTotal), a gauge; "cluster:put", "cluster:get"
+// (all topics' messages put / pulled) and "cluster:putBytes" (bytes put), counters.
 RateSampler::Source ConsoleReadings(broker::Broker& broker);
+
+class ClusterProbe;
 
 class ConsoleApi {
  public:
-  ConsoleApi(broker::Broker& broker, const RateSampler& rates, Clock& clock, ConsoleOptions options)
-      : broker_(broker), rates_(rates), clock_(clock), options_(std::move(options)) {}
+  // `probe`: where the Cluster screen's other brokers come from (console/cluster_probe.h);
+  // nullptr shows the in-process broker only.
+  ConsoleApi(broker::Broker& broker, const RateSampler& rates, Clock& clock, ConsoleOptions options,
+             const ClusterProbe* probe = nullptr)
+      : broker_(broker),
+        rates_(rates),
+        clock_(clock),
+        options_(std::move(options)),
+        probe_(probe) {}
 
   HttpReply Handle(const HttpRequest& request);
 
   const ConsoleOptions& options() const { return options_; }
 
  private:
+  HttpReply ConsoleInfo();
   HttpReply Cluster();
   HttpReply Topics();
   HttpReply TopicDetail(const HttpRequest& r);
@@ -82,6 +97,7 @@ class ConsoleApi {
   const RateSampler& rates_;
   Clock& clock_;
   const ConsoleOptions options_;
+  const ClusterProbe* const probe_;
 };
 
 }  // namespace rocketstore::console

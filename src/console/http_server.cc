@@ -8,6 +8,7 @@
 
 #include "console/api_util.h"
 #include "console/assets.h"
+#include "console/request_parser.h"
 
 namespace rocketstore::console {
 
@@ -64,7 +65,31 @@ Status ConsoleServer::Start(const std::string& host, uint16_t port) {
     HttpRequest r;
     r.method = req.method;
     r.path = req.path;
-    for (const auto& [k, v] : req.params) r.params.emplace(k, v);  // first value wins
+    r.remote = req.remote_addr.find(':') != std::string::npos
+                   ? "[" + req.remote_addr + "]:" + std::to_string(req.remote_port)
+                   : req.remote_addr + ":" + std::to_string(req.remote_port);
+    // The parameters are decoded here (console/request_parser.h), not by httplib: the
+    // query string first, then a form-encoded body; the first value of a name wins. A
+    // bad escape or a name or value that is not UTF-8 is a 400 naming it.
+    const size_t q = req.target.find('?');
+    Status decoded = q == std::string::npos
+                         ? Status::OK()
+                         : DecodeParams(std::string_view(req.target).substr(q + 1), &r.params);
+    if (decoded.ok() && !req.body.empty()) {
+      const std::string type = req.get_header_value("Content-Type");
+      if (type.rfind("application/x-www-form-urlencoded", 0) != 0) {
+        Send(res, internal::ErrorReply(
+                      415, "the body must be application/x-www-form-urlencoded (got \"" +
+                               type.substr(0, 100) +
+                               "\"): send the parameters as a form or in the query string"));
+        return;
+      }
+      decoded = DecodeParams(req.body, &r.params);
+    }
+    if (!decoded.ok()) {
+      Send(res, internal::ErrorReply(400, decoded.message()));
+      return;
+    }
     Send(res, api_.Handle(r));
   };
   s.Get(R"(/api/.*)", api);

@@ -1,13 +1,14 @@
 'use strict';
 // A minimal RocketMQ remoting client (JSON-serialized headers) for the browser test's
-// data and its cross-checks: one request at a time per connection, matched by opaque.
+// data and its cross-checks: requests matched to answers by opaque; requests the server
+// sends (to a consumer) are collected in serverRequests.
 const net = require('net');
 
 class Remoting {
   constructor(addr) {
     const [host, port] = addr.split(':');
     this.host = host; this.port = Number(port);
-    this.opaque = 1; this.pending = new Map(); this.buf = Buffer.alloc(0);
+    this.opaque = 1; this.pending = new Map(); this.buf = Buffer.alloc(0); this.serverRequests = [];
   }
   connect() {
     return new Promise((resolve, reject) => {
@@ -26,6 +27,10 @@ class Remoting {
       const hlen = frame.readInt32BE(0) & 0xffffff;
       const header = JSON.parse(frame.subarray(4, 4 + hlen).toString('utf8'));
       const body = frame.subarray(4 + hlen);
+      // A request from the server (flag bit 0 clear: e.g. RESET_CONSUMER_CLIENT_OFFSET 220
+      // pushed to a consumer) has its own opaque: kept for the test to look at, not
+      // matched against ours.
+      if ((header.flag & 1) === 0) { this.serverRequests.push({ ...header, body }); continue; }
       const p = this.pending.get(header.opaque);
       if (p) { this.pending.delete(header.opaque); p({ ...header, body }); }
     }

@@ -1,9 +1,12 @@
 // The console's JSON API over a real broker: bad input first (a table of requests, each
 // must answer 4xx with a JSON error that says what to do), read-only mode, then the
 // answers: lag as GET_CONSUME_STATS computes it, create/delete topic, find by key and
-// where the message lives, reset offset dry run.
+// where the message lives, reset offset (dry run, offline group, a live PullConsumer).
+#include <chrono>
+#include <map>
 #include <thread>
 
+#include "client/pull_consumer.h"
 #include "console/group_stats.h"
 #include "console_fixture.h"
 
@@ -11,6 +14,19 @@ namespace rocketstore::console {
 namespace {
 
 using Params = std::map<std::string, std::string>;
+
+// Polls until n messages arrived or 10 s passed.
+std::vector<client::MessageExt> PollN(client::PullConsumer& c, size_t n) {
+  std::vector<client::MessageExt> all;
+  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (all.size() < n && std::chrono::steady_clock::now() < end) {
+    auto r = c.Poll(500);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    if (!r.ok()) break;
+    for (auto& m : *r) all.push_back(std::move(m));
+  }
+  return all;
+}
 
 TEST_F(ConsoleFixture, BadInputAnswers4xxWithJsonError) {
   struct Case {
@@ -50,6 +66,15 @@ TEST_F(ConsoleFixture, BadInputAnswers4xxWithJsonError) {
        400},
       {"POST",
        "/api/groups/reset-offset",
+       {{"group", "G1"}, {"topic", "TopicTest"}, {"timestamp", "1"}, {"force", "x"}},
+       400},
+      // G1 has a committed offset on queue 0 only: the broker's service (222) refuses.
+      {"POST",
+       "/api/groups/reset-offset",
+       {{"group", "G1"}, {"topic", "TopicTest"}, {"timestamp", "1"}, {"dryRun", "true"}},
+       409},
+      {"POST",
+       "/api/groups/reset-offset",
        {{"group", "G1"}, {"topic", "NoSuch"}, {"timestamp", "1"}},
        404},
       {"GET", "/api/messages/by-key", {{"topic", "TopicTest"}}, 400},
@@ -80,6 +105,16 @@ TEST_F(ConsoleFixture, BadInputAnswers4xxWithJsonError) {
   }
 }
 
+TEST_F(ConsoleFixture, ConsoleInfoSaysWhetherReadOnly) {
+  HttpReply rw = Call("GET", "/api/console");
+  ASSERT_EQ(rw.status, 200) << rw.body;
+  EXPECT_FALSE(Json(rw)["readOnly"].GetBool());
+  EXPECT_EQ(Json(rw)["version"].GetString(), std::string("test"));
+  api_ = MakeApi(true);
+  EXPECT_TRUE(Json(Call("GET", "/api/console"))["readOnly"].GetBool());
+  EXPECT_EQ(Call("POST", "/api/console").status, 405);
+}
+
 TEST_F(ConsoleFixture, ReadOnlyRefusesChangesButAllowsReadsAndDryRuns) {
   api_ = MakeApi(true);
   for (const char* path : {"/api/topics", "/api/topics/delete", "/api/groups/reset-offset",
@@ -100,10 +135,13 @@ TEST_F(ConsoleFixture, ReadOnlyRefusesChangesButAllowsReadsAndDryRuns) {
   EXPECT_FALSE(broker_->topics().Find("DryRunTopic"));  // nothing created
   EXPECT_TRUE(broker_->topics().Find("TopicTest"));     // nothing deleted
   EXPECT_EQ(Call("GET", "/api/topics").status, 200);
-  HttpReply dry =
-      Call("POST", "/api/groups/reset-offset",
-           {{"group", "G1"}, {"topic", "TopicTest"}, {"timestamp", "0"}, {"dryRun", "true"}});
-  EXPECT_EQ(dry.status, 200) << dry.body;
+  for (int32_t q = 1; q < 4; ++q) broker_->offsets().Commit("G1", "TopicTest", q, 0);
+  for (const char* yes : {"true", "1"}) {
+    HttpReply dry =
+        Call("POST", "/api/groups/reset-offset",
+             {{"group", "G1"}, {"topic", "TopicTest"}, {"timestamp", "0"}, {"dryRun", yes}});
+    EXPECT_EQ(dry.status, 200) << yes << " " << dry.body;
+  }
 }
 
 TEST_F(ConsoleFixture, GroupLagIsConsumeStatsDiffTotal) {
@@ -173,19 +211,116 @@ TEST_F(ConsoleFixture, FindByKeyAndWhereItLives) {
   EXPECT_EQ(md["properties"]["KEYS"].GetString(), std::string("k5"));
 }
 
-TEST_F(ConsoleFixture, ResetOffsetDryRunChangesNothing) {
-  HttpReply r =
-      Call("POST", "/api/groups/reset-offset",
-           {{"group", "G1"}, {"topic", "TopicTest"}, {"timestamp", "0"}, {"dryRun", "true"}});
+// An offline group: the preview lists per queue the committed and the new offset and
+// changes nothing; the reset (the 222 service) commits them, since no member is online.
+TEST_F(ConsoleFixture, ResetOffsetOfAnOfflineGroupPreviewsThenCommits) {
+  const Params reset{{"group", "G1"}, {"topic", "TopicTest"}, {"timestamp", "0"}};
+  HttpReply refused = Call("POST", "/api/groups/reset-offset", reset);
+  ASSERT_EQ(refused.status, 409) << refused.body;  // offsets on queue 0 only
+  EXPECT_NE(refused.body.find("THe consumer group <G1> not exist"), std::string::npos)
+      << refused.body;
+  EXPECT_NE(refused.body.find("commit first"), std::string::npos) << refused.body;
+  for (int32_t q = 1; q < 4; ++q) broker_->offsets().Commit("G1", "TopicTest", q, 2);
+  Params dry_params = reset;
+  dry_params["dryRun"] = "true";
+  HttpReply r = Call("POST", "/api/groups/reset-offset", dry_params);
   ASSERT_EQ(r.status, 200) << r.body;
   auto d = Json(r);
+  EXPECT_TRUE(d["dryRun"].GetBool());
+  EXPECT_EQ(d["membersOnline"].GetUint64(), 0u);
+  ASSERT_EQ(d["queues"].Size(), 4u);
   EXPECT_EQ(d["queues"][0]["currentOffset"].GetInt64(), 1);
   EXPECT_EQ(d["queues"][0]["newOffset"].GetInt64(), 0);
+  EXPECT_EQ(d["queues"][3]["currentOffset"].GetInt64(), 2);
+  EXPECT_EQ(d["queues"][3]["newOffset"].GetInt64(), 0);
   EXPECT_EQ(broker_->offsets().Query("G1", "TopicTest", 0), 1);
-  HttpReply apply = Call("POST", "/api/groups/reset-offset",
-                         {{"group", "G1"}, {"topic", "TopicTest"}, {"timestamp", "0"}});
+  EXPECT_EQ(broker_->offsets().Query("G1", "TopicTest", 3), 2);
+  // force=false moves a queue only backwards: a time after every message keeps them.
+  dry_params["force"] = "false";
+  dry_params["timestamp"] = "4102444800000";  // 2100
+  auto kept = Json(Call("POST", "/api/groups/reset-offset", dry_params));
+  EXPECT_EQ(kept["queues"][0]["newOffset"].GetInt64(), 1)
+      << kept["queues"][0]["newOffset"].GetInt64();
+  HttpReply apply = Call("POST", "/api/groups/reset-offset", reset);
   ASSERT_EQ(apply.status, 200) << apply.body;
-  EXPECT_EQ(broker_->offsets().Query("G1", "TopicTest", 0), 0);
+  EXPECT_FALSE(Json(apply)["pushedToMembers"].GetBool());
+  for (int32_t q = 0; q < 4; ++q) EXPECT_EQ(broker_->offsets().Query("G1", "TopicTest", q), 0);
+}
+
+// A group with a member online: the preview tells nobody; the reset goes through the
+// broker's INVOKE_BROKER_TO_RESET_OFFSET service, which pushes RESET_CONSUMER_CLIENT_OFFSET
+// (220) to the live C++ PullConsumer, and the consumer resumes from the new offsets.
+TEST_F(ConsoleFixture, ResetOffsetMovesALiveConsumer) {
+  ASSERT_TRUE(broker_->RegisterAll().ok());
+  client::PullConsumerOptions o;
+  o.group = "LiveGroup";
+  o.namesrv_addrs = {"127.0.0.1:" + std::to_string(ns_->port())};
+  o.consume_from = client::ConsumeFrom::kFirst;
+  o.long_poll_ms = 500;
+  o.start_runner = false;
+  o.auto_commit = false;
+  client::PullConsumer c(o);
+  ASSERT_TRUE(c.Subscribe("TopicTest").ok());
+  ASSERT_TRUE(c.Start().ok());
+  ASSERT_EQ(PollN(c, 12).size(), 12u);
+  ASSERT_TRUE(c.Commit().ok());
+  std::vector<client::MessageQueue> queues;
+  for (const auto& q : c.Assignment()) {
+    if (q.topic == "TopicTest") queues.push_back(q);
+  }
+  ASSERT_EQ(queues.size(), 4u);
+  for (const auto& q : queues) ASSERT_EQ(c.Position(q).value_or(-1), 3);
+  for (int32_t q = 0; q < 4; ++q)
+    ASSERT_EQ(broker_->offsets().Query("LiveGroup", "TopicTest", q), 3);
+
+  const Params reset{{"group", "LiveGroup"}, {"topic", "TopicTest"}, {"timestamp", "0"}};
+  Params dry_params = reset;
+  dry_params["dryRun"] = "true";
+  HttpReply dry = Call("POST", "/api/groups/reset-offset", dry_params);
+  ASSERT_EQ(dry.status, 200) << dry.body;
+  auto d = Json(dry);
+  EXPECT_EQ(d["membersOnline"].GetUint64(), 1u);
+  EXPECT_FALSE(d["pushedToMembers"].GetBool());
+  ASSERT_EQ(d["queues"].Size(), 4u);
+  for (const auto& q : d["queues"].GetArray()) {
+    EXPECT_EQ(q["currentOffset"].GetInt64(), 3);
+    EXPECT_EQ(q["newOffset"].GetInt64(), 0);
+  }
+  // Nothing told, nothing committed: the consumer has nothing new to poll.
+  auto none = c.Poll(300);
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->empty());
+  for (const auto& q : queues) EXPECT_EQ(c.Position(q).value_or(-1), 3);
+  for (int32_t q = 0; q < 4; ++q)
+    EXPECT_EQ(broker_->offsets().Query("LiveGroup", "TopicTest", q), 3);
+
+  HttpReply apply = Call("POST", "/api/groups/reset-offset", reset);
+  ASSERT_EQ(apply.status, 200) << apply.body;
+  auto a = Json(apply);
+  EXPECT_TRUE(a["pushedToMembers"].GetBool());
+  EXPECT_EQ(a["membersOnline"].GetUint64(), 1u);
+  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  auto all_at_zero = [&] {
+    for (const auto& q : queues) {
+      if (c.Position(q).value_or(-1) != 0) return false;
+    }
+    return true;
+  };
+  while (!all_at_zero() && std::chrono::steady_clock::now() < end) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_TRUE(all_at_zero());
+  // It resumes from the new offsets: every message again, each queue from offset 0.
+  auto again = PollN(c, 12);
+  ASSERT_EQ(again.size(), 12u);
+  std::map<int32_t, int64_t> first;
+  for (const auto& m : again) first.emplace(m.queue_id, m.queue_offset);
+  ASSERT_EQ(first.size(), 4u);
+  for (const auto& [q, off] : first) EXPECT_EQ(off, 0) << "queue " << q;
+  ASSERT_TRUE(c.Commit().ok());
+  for (int32_t q = 0; q < 4; ++q)
+    EXPECT_EQ(broker_->offsets().Query("LiveGroup", "TopicTest", q), 3);
+  c.Shutdown();
 }
 
 TEST_F(ConsoleFixture, ClusterAndTopicsShowTheStore) {

@@ -71,7 +71,7 @@ class ConsoleFixture : public ::testing::Test {
   }
   HttpReply Call(const std::string& method, const std::string& path,
                  std::map<std::string, std::string> params = {}) {
-    return api_->Handle({method, path, std::move(params)});
+    return api_->Handle({method, path, std::move(params), ""});
   }
 
   rocketstore::testing::TempDir dir_;

@@ -103,6 +103,33 @@ TEST_F(ConsoleHttpTest, ApiOverHttpWithJsonErrors) {
   EXPECT_LT(post_page->status, 500);
 }
 
+// The parameters are the console's own decoding (console/request_parser.h): a bad escape
+// or a value that is not UTF-8 is a 400 naming the parameter, a body that is not a form a
+// 415; the query string's value wins over the body's.
+TEST_F(ConsoleHttpTest, ParametersDecodedStrictly) {
+  auto bad_escape = client_->Get("/api/topic?topic=%ZZ");
+  ASSERT_TRUE(bad_escape);
+  EXPECT_EQ(bad_escape->status, 400);
+  EXPECT_NE(bad_escape->body.find("percent-encoding in parameter 'topic'"), std::string::npos)
+      << bad_escape->body;
+  auto not_utf8 = client_->Get("/api/topic?topic=%FF%FE");
+  ASSERT_TRUE(not_utf8);
+  EXPECT_EQ(not_utf8->status, 400);
+  EXPECT_NE(not_utf8->body.find("not UTF-8"), std::string::npos) << not_utf8->body;
+  auto json_body = client_->Post("/api/topics", {{"X-Rocketstore-Console", "1"}},
+                                 "{\"topic\":\"JsonTopic\"}", "application/json");
+  ASSERT_TRUE(json_body);
+  EXPECT_EQ(json_body->status, 415) << json_body->body;
+  EXPECT_FALSE(broker_->topics().Find("JsonTopic"));
+  auto both = client_->Post("/api/topics?topic=QueryTopic", {{"X-Rocketstore-Console", "1"}},
+                            httplib::Params{{"topic", "BodyTopic"}, {"readQueueNums", "2"}});
+  ASSERT_TRUE(both);
+  EXPECT_EQ(both->status, 200) << both->body;
+  EXPECT_TRUE(broker_->topics().Find("QueryTopic"));
+  EXPECT_FALSE(broker_->topics().Find("BodyTopic"));
+  EXPECT_EQ(broker_->topics().Find("QueryTopic")->read_queue_nums, 2);
+}
+
 TEST_F(ConsoleHttpTest, UnparseableRequestsAre4xxAndServerKeepsServing) {
   const std::string cases[] = {
       "GARBAGE\r\n\r\n",

@@ -52,9 +52,9 @@ std::string VersionDesc(int32_t version) {
   return "version ordinal " + std::to_string(version);
 }
 
-ResetOffsetResult ClientAdminService::ResetOffset(const std::string& topic,
-                                                  const std::string& group, int64_t timestamp,
-                                                  bool force, bool cpp_client) {
+ResetOffsetResult ClientAdminService::PlanResetOffset(const std::string& topic,
+                                                      const std::string& group, int64_t timestamp,
+                                                      bool force) const {
   ResetOffsetResult out;
   auto config = topics_.Find(topic);
   if (!config) {
@@ -69,6 +69,7 @@ ResetOffsetResult ClientAdminService::ResetOffset(const std::string& topic,
       out.verdict =
           Verdict::Error(Outcome::kSystemError, "THe consumer group <" + group + "> not exist");
       out.offsets.clear();
+      out.previous.clear();
       return out;
     }
     int64_t target = 0;
@@ -81,22 +82,35 @@ ResetOffsetResult ClientAdminService::ResetOffset(const std::string& topic,
     if (target < 0) target = 0;
     const int64_t chosen = (force || target < committed) ? target : committed;
     out.offsets.push_back(QueueOffsetEntry{topic, broker_name_, i, chosen});
+    out.previous.push_back(committed);
   }
   auto g = consumers_.Find(group);
-  if (!g || g->members.empty()) {
-    // Offline: the broker commits (5.x's server-side reset; 4.9.8 answers
-    // CONSUMER_NOT_ONLINE and leaves it to the tool).
-    for (const auto& e : out.offsets) offsets_.Commit(group, topic, e.queue_id, e.offset);
-    return out;
-  }
+  if (!g) return out;
+  out.members_online = g->members.size();
   for (const auto& m : g->members) {
     if (m.version < kVersionV3_0_7Snapshot) {
       out.verdict = Verdict::Error(
           Outcome::kSystemError,
           "the client does not support this feature. version=" + VersionDesc(m.version));
       out.offsets.clear();
+      out.previous.clear();
       return out;
     }
+  }
+  return out;
+}
+
+ResetOffsetResult ClientAdminService::ResetOffset(const std::string& topic,
+                                                  const std::string& group, int64_t timestamp,
+                                                  bool force, bool cpp_client) {
+  ResetOffsetResult out = PlanResetOffset(topic, group, timestamp, force);
+  if (!out.verdict.ok()) return out;
+  auto g = consumers_.Find(group);
+  if (!g || g->members.empty()) {
+    // Offline: the broker commits (5.x's server-side reset; 4.9.8 answers
+    // CONSUMER_NOT_ONLINE and leaves it to the tool).
+    for (const auto& e : out.offsets) offsets_.Commit(group, topic, e.queue_id, e.offset);
+    return out;
   }
   OffsetResetPush push;
   push.topic = topic;
@@ -105,6 +119,7 @@ ResetOffsetResult ClientAdminService::ResetOffset(const std::string& topic,
   push.offsets = out.offsets;
   push.cpp_body = cpp_client;
   for (const auto& m : g->members) m.channel->ResetConsumerOffset(push);
+  out.members_online = g->members.size();
   out.pushed = true;
   return out;
 }

@@ -16,6 +16,8 @@
 //     CONSUMER_NOT_ONLINE and changes nothing (the tool then commits offsets itself);
 //     rocketstore commits the computed offsets to consumerOffset.json and answers
 //     SUCCESS with them, as 5.x's server-side reset does, so one request is enough.
+//   PlanResetOffset: the same computation and the same refusals, changing nothing and
+//     telling no client (the web console's dry-run preview; ResetOffset runs it first).
 //   ConsumerStatus (INVOKE_BROKER_TO_GET_CONSUMER_STATUS 223): asks every live client (or
 //     the one whose client id is `client_id`) with GET_CONSUMER_STATUS_FROM_CLIENT (221)
 //     and collects each answer's messageQueueTable by client id; a client that fails or
@@ -56,7 +58,9 @@ std::string VersionDesc(int32_t version);
 
 struct ResetOffsetResult {
   Verdict verdict;
-  std::vector<QueueOffsetEntry> offsets;  // by queue id
+  std::vector<QueueOffsetEntry> offsets;  // by queue id: the offsets reset to
+  std::vector<int64_t> previous;          // the group's committed offsets before, same order
+  size_t members_online = 0;              // live clients of the group (told when pushed)
   bool pushed = false;                    // live clients were told (else committed here)
 };
 
@@ -85,6 +89,8 @@ class ClientAdminService {
 
   ResetOffsetResult ResetOffset(const std::string& topic, const std::string& group,
                                 int64_t timestamp, bool force, bool cpp_client);
+  ResetOffsetResult PlanResetOffset(const std::string& topic, const std::string& group,
+                                    int64_t timestamp, bool force) const;
   void ConsumerStatus(const std::string& topic, const std::string& group,
                       const std::optional<std::string>& client_id,
                       std::function<void(ConsumerStatusResult)> done);

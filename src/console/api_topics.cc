@@ -1,11 +1,10 @@
-// The Cluster and Topics screens' endpoints, and the sampler's readings.
+// The Topics screen's endpoints, and the sampler's readings.
 #include <algorithm>
 
 #include "broker/system_topics.h"
 #include "console/api_util.h"
 #include "console/console_api.h"
 #include "console/group_stats.h"
-#include "io/posix_file_system.h"
 
 namespace rocketstore::console {
 
@@ -72,76 +71,6 @@ RateSampler::Source ConsoleReadings(broker::Broker& broker) {
     out["cluster:putBytes"] = {static_cast<int64_t>(put_bytes), Reading::Kind::kCounter};
     return out;
   };
-}
-
-HttpReply ConsoleApi::Cluster() {
-  MessageStore& store = broker_.store();
-  const broker::BrokerOptions& bo = broker_.options();
-  const StoreOptions& so = store.options();
-  auto disk = PosixFileSystem::Default().GetDiskUsage(so.root_dir);
-  const int64_t max_phy = store.MaxPhysicalOffset().value();
-  const int64_t min_phy = store.MinPhysicalOffset().value();
-  const int64_t flushed = store.FlushedPhysicalOffset().value();
-  const bool writable = store.health().Writable();
-  return JsonReply(200, [&](JsonWriter& w) {
-    w.Key("version"), Str(w, options_.version);
-    w.Key("nowMs"), w.Int64(clock_.NowMillis());
-    w.Key("readOnlyConsole"), w.Bool(options_.read_only);
-    w.Key("clusterName"), Str(w, bo.cluster_name);
-    w.Key("namesrv"), Str(w, options_.namesrv_address);
-    w.Key("brokers");
-    w.StartArray();
-    w.StartObject();
-    w.Key("brokerName"), Str(w, bo.broker_name);
-    w.Key("brokerId"), w.Int(0);
-    w.Key("address"), Str(w, broker_.address());
-    w.Key("storeDir"), Str(w, so.root_dir);
-    w.Key("flushDiskType"),
-        Str(w, so.flush_disk_type == FlushDiskType::kSyncFlush ? "SYNC_FLUSH" : "ASYNC_FLUSH");
-    w.Key("health");
-    w.StartObject();
-    w.Key("writable"), w.Bool(writable);
-    w.Key("reason"), Str(w, writable ? "" : store.health().Reason());
-    w.EndObject();
-    w.Key("disk");
-    w.StartObject();
-    if (disk.ok()) {
-      w.Key("totalBytes"), w.Uint64(disk->total_bytes);
-      w.Key("freeBytes"), w.Uint64(disk->free_bytes);
-      w.Key("usedRatio"),
-          w.Double(disk->total_bytes == 0 ? 0.0
-                                          : 1.0 - static_cast<double>(disk->free_bytes) /
-                                                      static_cast<double>(disk->total_bytes));
-    } else {
-      w.Key("error"), Str(w, disk.status().ToString());
-    }
-    w.Key("commitLogBytes"), w.Int64(max_phy - min_phy);
-    w.Key("diskMaxUsedSpaceRatio"), w.Int(so.retention.disk_max_used_space_ratio);
-    w.Key("diskSpaceCleanForciblyRatio"), w.Int(so.retention.disk_space_clean_forcibly_ratio);
-    w.Key("diskSpaceWarningLevelRatio"), w.Int(so.retention.disk_space_warning_level_ratio);
-    w.Key("fileReservedTimeHours"), w.Int64(so.retention.file_reserved_time_ms / 3600000);
-    w.EndObject();
-    w.Key("commitLog");
-    w.StartObject();
-    w.Key("minOffset"), w.Int64(min_phy);
-    w.Key("maxOffset"), w.Int64(max_phy);
-    w.Key("flushedOffset"), w.Int64(flushed);
-    w.Key("flushBehindBytes"), w.Int64(std::max<int64_t>(0, max_phy - flushed));
-    w.Key("dispatchBehindBytes"), w.Int64(store.DispatchBehindBytes());
-    w.EndObject();
-    w.Key("rates");
-    w.StartObject();
-    // The broker's own 10 s rates (GET_BROKER_RUNTIME_INFO's putTps / getTransferedTps).
-    const broker::StatsSampler* bs = broker_.stats_sampler();
-    w.Key("putTps"), w.Double(bs ? bs->PutTps(10) : rates_.Latest("cluster:put"));
-    w.Key("getTps"), w.Double(bs ? bs->GetTps(10) : rates_.Latest("cluster:get"));
-    w.Key("putBytesPerSec"), w.Double(rates_.Latest("cluster:putBytes"));
-    w.Key("putSeries"), internal::WriteSeries(w, rates_.Series("cluster:put"));
-    w.Key("getSeries"), internal::WriteSeries(w, rates_.Series("cluster:get"));
-    w.EndObject();
-    w.EndObject();
-    w.EndArray();
-  });
 }
 
 HttpReply ConsoleApi::Topics() {
