@@ -172,6 +172,8 @@ const std::map<std::string_view, Setter>& Setters() {
       {"transactionCheckMax", RS_CONF_INT(transaction_check_max, 0, kMaxInt, "an int >= 0")},
       {"registerNameServerPeriod",
        RS_CONF_INT(register_interval_ms, 1000, 60000, "in [1000, 60000] ms")},
+      {"registerBrokerTimeoutMills",
+       RS_CONF_INT(register_timeout_ms, 100, 60000, "in [100, 60000] ms")},
   };
   return table;
 }
@@ -274,6 +276,7 @@ std::string FormatBrokerConf(const BrokerOptions& o) {
       {"transactionCheckInterval", n(o.transaction_check_interval_ms)},
       {"transactionCheckMax", n(o.transaction_check_max)},
       {"registerNameServerPeriod", n(o.register_interval_ms)},
+      {"registerBrokerTimeoutMills", n(o.register_timeout_ms)},
   };
   // Negative: "automatic" (no key means that); ApplyBrokerConf accepts only sizes >= 0.
   if (o.store.commit_log_resident_window_bytes >= 0) {
