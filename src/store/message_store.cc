@@ -290,6 +290,15 @@ void MessageStore::RequestRetentionNow(bool manual_delete) {
   if (retention_runner_) retention_runner_->Wake();
 }
 
+void MessageStore::CleanConsumeQueuesNow(RetentionService::QueueCleanDone done) {
+  retention_->RequestQueueClean(std::move(done));
+  if (retention_runner_) {
+    retention_runner_->Wake();
+  } else {
+    (void)retention_->RunOnce();  // answers through `done`
+  }
+}
+
 Result<int> MessageStore::DeleteTopicQueues(std::string_view topic) {
   RS_ASSIGN_OR_RETURN(int removed, consume_queues_->RemoveTopic(topic));
   commit_log_->RemoveQueueOffsets(topic);
@@ -353,6 +362,9 @@ void MessageStore::StartServices() {
 
 void MessageStore::StopServices() {
   if (retention_runner_) retention_runner_->Stop();
+  if (retention_) {
+    retention_->AbandonQueueCleans(Unavailable("the store is closing: no retention round ran"));
+  }
   if (prepare_runner_) prepare_runner_->Stop();
   if (flush_runner_) flush_runner_->Stop();
   if (flush_watcher_) flush_watcher_->Stop();

@@ -150,7 +150,7 @@ void RemotingFrontend::RegisterAdminA(
   reg(RequestCode::kGetAllConsumerOffset, &F::OnGetAllConsumerOffset);
   reg(RequestCode::kCloneGroupOffset, &F::OnCloneGroupOffset);
   reg(RequestCode::kQueryConsumeQueue, &F::OnQueryConsumeQueue);
-  reg(RequestCode::kCleanExpiredConsumeQueue, &F::OnCleanExpiredConsumeQueue);
+  reg_with_conn(RequestCode::kCleanExpiredConsumeQueue, &F::OnCleanExpiredConsumeQueue);
   reg(RequestCode::kDeleteExpiredCommitLog, &F::OnDeleteExpiredCommitLog);
 }
 // end admin part A

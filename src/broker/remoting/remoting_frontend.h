@@ -148,7 +148,7 @@ class RemotingFrontend {
   Reply OnGetAllConsumerOffset(Cmd& r);
   Reply OnCloneGroupOffset(Cmd& r);
   Reply OnQueryConsumeQueue(Cmd& r);
-  Reply OnCleanExpiredConsumeQueue(Cmd& r);
+  Reply OnCleanExpiredConsumeQueue(const Conn& c, Cmd& r);
   Reply OnDeleteExpiredCommitLog(Cmd& r);
   void RegisterAdminA(
       const std::function<void(protocol::RequestCode, Reply (RemotingFrontend::*)(Cmd&))>& reg,

@@ -149,9 +149,9 @@ Status RetentionService::DeleteSegments(bool triggered, RetentionReport* report)
   return removed.status();
 }
 
-Status RetentionService::CleanQueuesAndIndex(RetentionReport* report) {
+Status RetentionService::CleanQueuesAndIndex(RetentionReport* report, bool force) {
   const PhysicalOffset min = commit_log_.MinOffset();
-  if (min.value() <= last_cleaned_min_) return Status::OK();
+  if (!force && min.value() <= last_cleaned_min_) return Status::OK();
   Status first_error;
   Status s = consume_queues_.ForEach([&](ConsumeQueue& cq) {
     const size_t before = cq.file_count();
@@ -176,8 +176,33 @@ Status RetentionService::CleanQueuesAndIndex(RetentionReport* report) {
   return first_error;
 }
 
+void RetentionService::RequestQueueClean(QueueCleanDone done) {
+  std::lock_guard<std::mutex> l(request_mu_);
+  queue_cleans_.push_back(std::move(done));
+}
+
+bool RetentionService::HasQueueCleanRequests() const {
+  std::lock_guard<std::mutex> l(request_mu_);
+  return !queue_cleans_.empty();
+}
+
+void RetentionService::AbandonQueueCleans(const Status& why) {
+  std::vector<QueueCleanDone> abandoned;
+  {
+    std::lock_guard<std::mutex> l(request_mu_);
+    abandoned.swap(queue_cleans_);
+  }
+  for (QueueCleanDone& d : abandoned) d(why);
+}
+
 Result<RetentionReport> RetentionService::RunOnce() {
   std::lock_guard<std::mutex> l(run_mu_);
+  // The requests this round answers: those made before it started.
+  std::vector<QueueCleanDone> cleans;
+  {
+    std::lock_guard<std::mutex> r(request_mu_);
+    cleans.swap(queue_cleans_);
+  }
   RetentionReport report;
   CheckDisk(&report);
   report.time_up = IsDeleteHour(options_.delete_when, LocalHour(clock_.NowMillis()));
@@ -191,7 +216,7 @@ Result<RetentionReport> RetentionService::RunOnce() {
     }
   }
   Status seg = DeleteSegments(triggered, &report);
-  Status cq = CleanQueuesAndIndex(&report);
+  Status cq = CleanQueuesAndIndex(&report, !cleans.empty());
   report.commit_log_min = commit_log_.MinOffset();
   // Space was freed: re-check at once so a full store resumes writes without waiting a
   // whole interval.
@@ -200,9 +225,11 @@ Result<RetentionReport> RetentionService::RunOnce() {
     CheckDisk(&recheck);
     report.disk_full = recheck.disk_full;
   }
-  if (!seg.ok()) return seg;
-  if (!cq.ok()) return cq;
-  return report;
+  Result<RetentionReport> result = !seg.ok()  ? Result<RetentionReport>(seg)
+                                   : !cq.ok() ? Result<RetentionReport>(cq)
+                                              : Result<RetentionReport>(report);
+  for (QueueCleanDone& d : cleans) d(result);
+  return result;
 }
 
 }  // namespace rocketstore
