@@ -168,11 +168,12 @@ void Broker::BuildServices() {
     to.broker_name = options_.broker_name;
     to.max_delay_sec = options_.timer_max_delay_sec;
     const std::string log_dir = layout::CommitLogDir(options_.store.root_dir);
-    const int64_t roll_age = options_.store.retention.file_reserved_time_ms / 2;
     timer_service_ = std::make_unique<TimerService>(
         clock_, *timer_index_, *reput_,
         [s = store_.get()] { return s->commit_log().FlushedOffset().value(); },
-        [this, log_dir, roll_age](int64_t now) {
+        [this, log_dir](int64_t now) {
+          // Half the reserved time, as set now (fileReservedTime may change at run time).
+          const int64_t roll_age = store_->retention_options().file_reserved_time_ms / 2;
           return CommitLogRollBoundary(fs_, log_dir, now, roll_age);
         },
         to);
@@ -313,6 +314,7 @@ void Broker::BuildAdminA(const RequestRegistration& register_and_wait) {
         retry_->set_auto_create_subscription_group(o.auto_create_subscription_group);
         pull_->set_long_polling(o.long_polling);
         pull_->set_short_polling_ms(o.short_polling_ms);
+        store_->UpdateRetentionOptions(o.store.retention);
         // As Java: a new brokerPermission re-registers at once, under a new topic data
         // version so the name servers take the re-masked perms; the answer waits for it.
         if (!permission_->set(o.broker_permission)) return false;

@@ -349,9 +349,11 @@ void MessageStore::StartServices() {
       "dispatch", std::chrono::seconds(1), [this] { return DispatchOnce(); },
       [this] { return dispatcher_->dispatched_offset() < DispatchLimit(); },
       std::chrono::microseconds(500));
-  // RocketMQ's cleanResourceInterval: every 10 s.
-  retention_runner_ = std::make_unique<ServiceRunner>("clean-resource", std::chrono::seconds(10),
-                                                      [this] { (void)retention_->RunOnce(); });
+  // RocketMQ's cleanResourceInterval (10 s by default).
+  retention_runner_ = std::make_unique<ServiceRunner>(
+      "clean-resource",
+      std::chrono::milliseconds(std::max<int64_t>(1, options_.retention_interval_ms)),
+      [this] { (void)retention_->RunOnce(); });
   dispatch_runner_->Start();
   flush_runner_->Start();
   if (flush_watcher_) flush_watcher_->Start();

@@ -148,6 +148,11 @@ class MessageStore {
   Status RunConsumeQueueFlushStep(bool thorough);
   // One retention round: disk check, expired segments, then CQ and index files.
   Result<RetentionReport> RunRetentionStep() { return retention_->RunOnce(); }
+  // The retention settings the next round uses, and a change of them at run time
+  // (UPDATE_BROKER_CONFIG: fileReservedTime, deleteWhen, the disk ratios, deleteFileBatchMax,
+  // cleanFileForciblyEnable; RetentionService::UpdateOptions). Any thread.
+  RetentionOptions retention_options() const { return retention_->options(); }
+  void UpdateRetentionOptions(const RetentionOptions& next) { retention_->UpdateOptions(next); }
   // RocketMQ's executeDeleteFilesManually: delete expired segments in the next 20 rounds.
   void ExecuteDeleteFilesManually() { retention_->RequestManualDelete(); }
   // DELETE_EXPIRED_COMMITLOG (329): runs a retention round now on the retention thread

@@ -16,8 +16,19 @@ BrokerConfigService::BrokerConfigService(BrokerOptions initial, Clock& clock,
 
 const std::vector<std::string_view>& BrokerConfigService::RuntimeKeys() {
   static const std::vector<std::string_view> keys = {
-      "autoCreateSubscriptionGroup", "autoCreateTopicEnable", "brokerPermission",
-      "longPollingEnable",           "shortPollingTimeMills",
+      "autoCreateSubscriptionGroup",
+      "autoCreateTopicEnable",
+      "brokerPermission",
+      "longPollingEnable",
+      "shortPollingTimeMills",
+      // retention: the store's next round uses them (RetentionService::UpdateOptions)
+      "fileReservedTime",
+      "deleteWhen",
+      "diskMaxUsedSpaceRatio",
+      "diskSpaceCleanForciblyRatio",
+      "diskSpaceWarningLevelRatio",
+      "deleteFileBatchMax",
+      "cleanFileForciblyEnable",
   };
   return keys;
 }

@@ -41,7 +41,8 @@
 // and lets a fine CQ path clear DISK_FULL set by a full commit-log path).
 //
 // Thread-safety: RunOnce from one thread at a time (serialised internally);
-// RequestManualDelete, RequestQueueClean and AbandonQueueCleans from any thread. Ownership: every
+// RequestManualDelete, RequestQueueClean, AbandonQueueCleans, options and UpdateOptions
+// from any thread. Ownership: every
 // reference passed to the constructor (and `index`, when not null) must outlive the service.
 #pragma once
 
@@ -123,7 +124,7 @@ class RetentionService {
 
   // RocketMQ's executeDeleteFilesManually: the next options.manual_delete_runs runs
   // delete expired segments whatever the hour and disk usage.
-  void RequestManualDelete() { manual_runs_.store(options_.manual_delete_runs); }
+  void RequestManualDelete();
   int pending_manual_runs() const { return manual_runs_.load(); }
 
   // Queue cleaning on request (see the file comment): `done` gets the report of the next
@@ -134,13 +135,19 @@ class RetentionService {
   // Answers every waiting request with `why` (the runner stopped).
   void AbandonQueueCleans(const Status& why);
 
-  const RetentionOptions& options() const { return options_; }
+  // The settings the next round uses.
+  RetentionOptions options() const;
+  // UPDATE_BROKER_CONFIG: the next round uses `next`'s file_reserved_time_ms, delete_when,
+  // the three disk ratios, delete_files_batch_max and clean_file_forcibly_enable (clamped
+  // as at construction); its other members are ignored. A round under way keeps the
+  // settings it started with.
+  void UpdateOptions(const RetentionOptions& next);
   // Whether `hour` (0..23) is in the ';'-separated list `delete_when` ("04", "1;4", "04;16").
   static bool IsDeleteHour(const std::string& delete_when, int hour);
 
  private:
-  void CheckDisk(RetentionReport* report);
-  Status DeleteSegments(bool triggered, RetentionReport* report);
+  void CheckDisk(const RetentionOptions& o, RetentionReport* report);
+  Status DeleteSegments(const RetentionOptions& o, bool triggered, RetentionReport* report);
   // `force`: even when the commit-log minimum has not risen since the last clean.
   Status CleanQueuesAndIndex(RetentionReport* report, bool force);
 
@@ -150,7 +157,8 @@ class RetentionService {
   StoreHealth& health_;
   FileSystem& fs_;
   Clock& clock_;
-  const RetentionOptions options_;
+  mutable std::mutex options_mu_;
+  RetentionOptions options_;  // GUARDED_BY(options_mu_)
   const DiskUsageSource disk_usage_;
 
   std::mutex run_mu_;  // one RunOnce at a time
