@@ -281,6 +281,17 @@ Result<SendResult> Producer::SendWithRetry(const Prepared& p,
                                            const std::vector<MessageQueue>& queues, int attempts) {
   std::string last_broker;
   Status last;
+  // A refusal makes the route suspect; it is dropped (re-fetched by the next send) only
+  // once this send is over: the remaining attempts still look their brokers up in it.
+  bool route_suspect = false;
+  struct DropRouteAfter {
+    RouteCache& routes;
+    const std::string& topic;
+    const bool& suspect;
+    ~DropRouteAfter() {
+      if (suspect) routes.Invalidate(topic);
+    }
+  } drop_after{*routes_, p.topic, route_suspect};
   for (int i = 0; i < attempts; ++i) {
     const MessageQueue q = Select(queues, last_broker);
     const std::string addr = routes_->BrokerAddr(q.broker_name);
@@ -300,7 +311,7 @@ Result<SendResult> Producer::SendWithRetry(const Prepared& p,
         Retryable(resp->code)) {
       last = Decode(p, q, addr, *resp).status();
       MarkFailed(q.broker_name);
-      routes_->Invalidate(p.topic);
+      route_suspect = true;
       continue;
     }
     auto r = Decode(p, q, addr, *resp);
