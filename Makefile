@@ -20,6 +20,10 @@ run: build
 	@echo "make run: web console at http://127.0.0.1:8080/ (remoting 127.0.0.1:9876 / :10911)"
 	./build/release/rocketstore serve --store ./data
 
+# Under `make test` an interop or browser test that cannot run (no node/npm/chromium, npm
+# ci failing) fails instead of being skipped (tests/interop/run_interop.sh,
+# tests/browser/run_browser.sh); a plain `ctest` still skips it.
+test: export ROCKETSTORE_REQUIRE_INTEROP = 1
 test: deps check-layering test-release test-asan test-tsan
 	@echo "make test: all suites passed (layering, release, asan, tsan)"
 

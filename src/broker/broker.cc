@@ -114,6 +114,7 @@ void Broker::BuildServices() {
   ro.cluster_name = options_.cluster_name;
   ro.broker_name = options_.broker_name;
   ro.interval_ms = options_.register_interval_ms;
+  ro.timeout_ms = options_.register_timeout_ms;
   registrar_ = std::make_unique<NamesrvRegistrar>(ro, *topics_, permission_.get());
   registrar_runner_ =
       std::make_unique<ServiceRunner>("broker-register", milliseconds(1000), [this] {
@@ -132,6 +133,9 @@ void Broker::BuildServices() {
   persister_->Add(*delay_offsets_, options_.flush_delay_offset_interval_ms);
   persister_->Add(*config_file_, 0);
   auto request_registration = [r = registrar_.get()] { r->RequestNow(); };
+  RequestRegistration register_and_wait = [r = registrar_.get()](RegistrationDone done) {
+    r->RequestNow(std::move(done));
+  };
   reput_ = std::make_unique<Reputter>(*store_, pipeline_);
   RetryService::Options rto;
   rto.auto_create_subscription_group = options_.auto_create_subscription_group;
@@ -164,11 +168,12 @@ void Broker::BuildServices() {
     to.broker_name = options_.broker_name;
     to.max_delay_sec = options_.timer_max_delay_sec;
     const std::string log_dir = layout::CommitLogDir(options_.store.root_dir);
-    const int64_t roll_age = options_.store.retention.file_reserved_time_ms / 2;
     timer_service_ = std::make_unique<TimerService>(
         clock_, *timer_index_, *reput_,
         [s = store_.get()] { return s->commit_log().FlushedOffset().value(); },
-        [this, log_dir, roll_age](int64_t now) {
+        [this, log_dir](int64_t now) {
+          // Half the reserved time, as set now (fileReservedTime may change at run time).
+          const int64_t roll_age = store_->retention_options().file_reserved_time_ms / 2;
           return CommitLogRollBoundary(fs_, log_dir, now, roll_age);
         },
         to);
@@ -195,7 +200,7 @@ void Broker::BuildServices() {
   offset_service_ = std::make_unique<OffsetService>(*store_, *offsets_, *groups_);
   query_ = std::make_unique<QueryService>(*store_);
   topic_service_ =
-      std::make_unique<TopicService>(*topics_, request_registration, store_.get(), offsets_.get());
+      std::make_unique<TopicService>(*topics_, register_and_wait, store_.get(), offsets_.get());
   topic_service_->AddSystemTopic(ReplyTopicOf(options_.cluster_name));
   // As Java's TopicConfigManager: the cluster and broker names are system topics.
   topic_service_->AddSystemTopic(options_.cluster_name);
@@ -204,7 +209,7 @@ void Broker::BuildServices() {
   reply_ = std::make_unique<ReplyService>(ReplyService::Options{options_.store_reply_message},
                                           clock_, *send_, *producers_);
   locks_ = std::make_unique<RebalanceLockManager>(clock_, options_.rebalance_lock_max_live_ms);
-  BuildAdminA();
+  BuildAdminA(register_and_wait);
   BrokerServices services;
   services.send = send_.get();
   services.pull = pull_.get();
@@ -311,20 +316,22 @@ Status Broker::Start() {
 }
 
 // admin part A
-void Broker::BuildAdminA() {
+void Broker::BuildAdminA(const RequestRegistration& register_and_wait) {
   broker_config_ = std::make_unique<BrokerConfigService>(
-      options_, clock_, config_file_.get(), [this](const BrokerOptions& o) {
+      options_, clock_, config_file_.get(),
+      [this](const BrokerOptions& o) {
         send_->set_auto_create_topic(o.auto_create_topic);
         retry_->set_auto_create_subscription_group(o.auto_create_subscription_group);
         pull_->set_long_polling(o.long_polling);
         pull_->set_short_polling_ms(o.short_polling_ms);
+        store_->UpdateRetentionOptions(o.store.retention);
         // As Java: a new brokerPermission re-registers at once, under a new topic data
-        // version so the name servers take the re-masked perms.
-        if (permission_->set(o.broker_permission)) {
-          topics_->BumpDataVersion();
-          registrar_->RequestNow();
-        }
-      });
+        // version so the name servers take the re-masked perms; the answer waits for it.
+        if (!permission_->set(o.broker_permission)) return false;
+        topics_->BumpDataVersion();
+        return true;
+      },
+      register_and_wait);
   boot_ms_ = clock_.NowMillis();
   RuntimeInfoService::Sources rs;
   rs.store = store_.get();
@@ -440,6 +447,8 @@ Status Broker::Stop() {
     r->Stop();
   }
   if (timer_runner_) timer_runner_->Stop();
+  // Topic changes still waiting for a round are answered (the connections are still open).
+  registrar_->AbandonPending(Unavailable("the broker is shutting down before registering"));
   registrar_->UnregisterAll();
   server_->Stop();
   holds_->Clear();

@@ -117,7 +117,7 @@ class Broker {
  private:
   Status OpenStoreAndConfig();
   void BuildServices();
-  void BuildAdminA();  // admin part A
+  void BuildAdminA(const RequestRegistration& register_and_wait);  // admin part A
   void StartRunners();
   void Post(std::function<void()> fn);
   Status StartMetricsServer();

@@ -30,6 +30,26 @@ std::vector<std::string> Split(std::string_view s, char sep) {
   return out;
 }
 
+// deleteWhen: hours of the day (one or two digits, 0..23) separated by ';'.
+bool ValidDeleteWhen(std::string_view v) {
+  if (v.empty()) return false;
+  size_t begin = 0;
+  while (begin <= v.size()) {
+    size_t end = v.find(';', begin);
+    if (end == std::string_view::npos) end = v.size();
+    const std::string_view t = v.substr(begin, end - begin);
+    if (t.empty() || t.size() > 2) return false;
+    int hour = 0;
+    for (char c : t) {
+      if (c < '0' || c > '9') return false;
+      hour = hour * 10 + (c - '0');
+    }
+    if (hour > 23) return false;
+    begin = end + 1;
+  }
+  return true;
+}
+
 // One `key=value` line of the file, with the means to read its value.
 struct Entry {
   std::string key;
@@ -172,6 +192,35 @@ const std::map<std::string_view, Setter>& Setters() {
       {"transactionCheckMax", RS_CONF_INT(transaction_check_max, 0, kMaxInt, "an int >= 0")},
       {"registerNameServerPeriod",
        RS_CONF_INT(register_interval_ms, 1000, 60000, "in [1000, 60000] ms")},
+      {"registerBrokerTimeoutMills",
+       RS_CONF_INT(register_timeout_ms, 100, 60000, "in [100, 60000] ms")},
+      // Retention (store/cleanup/retention.h); also changeable at run time.
+      {"fileReservedTime",  // hours, as RocketMQ
+       [](const Entry& e, BrokerOptions& o) -> Status {
+         RS_ASSIGN_OR_RETURN(int64_t h, e.Int(0, 876000, "a number of hours in [0, 876000]"));
+         o.store.retention.file_reserved_time_ms = h * 3600 * 1000;
+         return Status::OK();
+       }},
+      {"deleteWhen",
+       [](const Entry& e, BrokerOptions& o) -> Status {
+         if (!ValidDeleteWhen(e.value)) {
+           return e.Bad("a ';'-separated list of hours 00..23 (e.g. 04 or 04;16)");
+         }
+         o.store.retention.delete_when = e.value;
+         return Status::OK();
+       }},
+      {"diskMaxUsedSpaceRatio",
+       RS_CONF_INT(store.retention.disk_max_used_space_ratio, 10, 95, "a percentage in [10, 95]")},
+      // RocketMQ 5's keys (4.9.8: system properties rocketmq.broker.diskSpace*).
+      {"diskSpaceCleanForciblyRatio", RS_CONF_INT(store.retention.disk_space_clean_forcibly_ratio,
+                                                  30, 85, "a percentage in [30, 85]")},
+      {"diskSpaceWarningLevelRatio", RS_CONF_INT(store.retention.disk_space_warning_level_ratio, 35,
+                                                 90, "a percentage in [35, 90]")},
+      {"deleteFileBatchMax",
+       RS_CONF_INT(store.retention.delete_files_batch_max, 1, 1000, "in [1, 1000]")},
+      {"cleanFileForciblyEnable", RS_CONF_BOOL(store.retention.clean_file_forcibly_enable)},
+      {"cleanResourceInterval", RS_CONF_INT(store.retention_interval_ms, 100, 3600 * 1000,
+                                            "milliseconds in [100, 3600000]")},
   };
   return table;
 }
@@ -274,6 +323,15 @@ std::string FormatBrokerConf(const BrokerOptions& o) {
       {"transactionCheckInterval", n(o.transaction_check_interval_ms)},
       {"transactionCheckMax", n(o.transaction_check_max)},
       {"registerNameServerPeriod", n(o.register_interval_ms)},
+      {"registerBrokerTimeoutMills", n(o.register_timeout_ms)},
+      {"fileReservedTime", n(o.store.retention.file_reserved_time_ms / (3600 * 1000))},
+      {"deleteWhen", o.store.retention.delete_when},
+      {"diskMaxUsedSpaceRatio", n(o.store.retention.disk_max_used_space_ratio)},
+      {"diskSpaceCleanForciblyRatio", n(o.store.retention.disk_space_clean_forcibly_ratio)},
+      {"diskSpaceWarningLevelRatio", n(o.store.retention.disk_space_warning_level_ratio)},
+      {"deleteFileBatchMax", n(o.store.retention.delete_files_batch_max)},
+      {"cleanFileForciblyEnable", b(o.store.retention.clean_file_forcibly_enable)},
+      {"cleanResourceInterval", n(o.store.retention_interval_ms)},
   };
   // Negative: "automatic" (no key means that); ApplyBrokerConf accepts only sizes >= 0.
   if (o.store.commit_log_resident_window_bytes >= 0) {

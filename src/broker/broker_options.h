@@ -35,14 +35,17 @@ struct BrokerOptions {
   // Whether the message and rpc counters count at all (the benchmark's "metrics off");
   // off, the admin statistics and /metrics read zeros.
   bool metrics_counting = true;
-  bool auto_create_topic = true;                // autoCreateTopicEnable
-  bool auto_create_subscription_group = true;   // autoCreateSubscriptionGroup (send-back)
-  int32_t broker_permission = 6;                // brokerPermission (PermName bits)
-  bool long_polling = true;                     // longPollingEnable
-  bool enable_property_filter = true;           // enablePropertyFilter (SQL92; Java: false)
-  int64_t short_polling_ms = 1000;              // shortPollingTimeMills
-  int32_t default_topic_queue_nums = 8;         // defaultTopicQueueNums
-  int64_t register_interval_ms = 30000;         // registerNameServerPeriod
+  bool auto_create_topic = true;               // autoCreateTopicEnable
+  bool auto_create_subscription_group = true;  // autoCreateSubscriptionGroup (send-back)
+  int32_t broker_permission = 6;               // brokerPermission (PermName bits)
+  bool long_polling = true;                    // longPollingEnable
+  bool enable_property_filter = true;          // enablePropertyFilter (SQL92; Java: false)
+  int64_t short_polling_ms = 1000;             // shortPollingTimeMills
+  int32_t default_topic_queue_nums = 8;        // defaultTopicQueueNums
+  int64_t register_interval_ms = 30000;        // registerNameServerPeriod
+  // Each name server's connect and REGISTER_BROKER during a registration round; a topic
+  // change's admin answer waits for that round (broker/namesrv_registrar.h).
+  int64_t register_timeout_ms = 6000;           // registerBrokerTimeoutMills
   int64_t offset_persist_interval_ms = 5000;    // flushConsumerOffsetInterval
   int64_t channel_expired_timeout_ms = 120000;  // CHANNEL_EXPIRED_TIMEOUT
   int64_t client_scan_interval_ms = 10000;      // ClientHousekeepingService period

@@ -12,17 +12,45 @@ NamesrvRegistrar::NamesrvRegistrar(Options options, const TopicConfigManager& to
                                    const BrokerPermission* permission)
     : options_(std::move(options)), topics_(topics), permission_(permission) {}
 
-void NamesrvRegistrar::RequestNow() {
-  requested_.store(true, std::memory_order_release);
+void NamesrvRegistrar::RequestNow(Done done) {
+  {
+    std::lock_guard lock(request_mu_);
+    requested_ = true;
+    if (done) waiting_.push_back(std::move(done));
+  }
   if (wake_) wake_();
 }
 
 Status NamesrvRegistrar::RunOnce(int64_t now_ms) {
-  const bool requested = requested_.exchange(false, std::memory_order_acq_rel);
+  // The flag and the waiters are taken together, before the body is built: a request
+  // made after this point waits for the next round (and sets the flag for it).
+  bool requested = false;
+  std::vector<Done> covered;
+  {
+    std::lock_guard lock(request_mu_);
+    requested = requested_;
+    requested_ = false;
+    covered.swap(waiting_);
+  }
   if (!requested && now_ms < next_due_ms_) return last_;
   next_due_ms_ = now_ms + options_.interval_ms;
   last_ = RegisterAll();
+  for (Done& d : covered) d(last_);
   return last_;
+}
+
+void NamesrvRegistrar::AbandonPending(const Status& why) {
+  std::vector<Done> abandoned;
+  {
+    std::lock_guard lock(request_mu_);
+    abandoned.swap(waiting_);
+  }
+  for (Done& d : abandoned) d(why);
+}
+
+size_t NamesrvRegistrar::pending_count() const {
+  std::lock_guard lock(request_mu_);
+  return waiting_.size();
 }
 
 Status NamesrvRegistrar::RegisterAll() {

@@ -9,14 +9,21 @@
 // (broker/service/broker_permission.h).
 //
 // A step function: RunOnce(now_ms) registers when due or requested, with each name
-// server over its own blocking connection (reconnecting when needed). It runs on the
-// broker's registrar ServiceRunner, never on an io thread. UnregisterAll() at shutdown.
+// server over its own blocking connection (reconnecting when needed), each connect and
+// each REGISTER_BROKER bounded by `timeout_ms` (registerBrokerTimeoutMills). It runs on
+// the broker's registrar ServiceRunner, never on an io thread. UnregisterAll() at shutdown.
 //
-// Thread-safety: RequestNow from any thread; RunOnce/RegisterAll/UnregisterAll from one
-// thread at a time (internally serialised).
+// Waiting for a round (as RocketMQ's admin answers wait for registerIncrementBrokerData):
+// RequestNow(done) calls `done` with the outcome of the first round that starts after the
+// call — that round's topic table includes every change made before the call — once
+// every name server accepted, refused or timed out. `done` runs on the registrar's
+// thread (it must not block); AbandonPending (shutdown) calls the ones still waiting with
+// an error, so no caller waits forever.
+//
+// Thread-safety: RequestNow and AbandonPending from any thread; RunOnce/RegisterAll/
+// UnregisterAll from one thread at a time (internally serialised).
 #pragma once
 
-#include <atomic>
 #include <functional>
 #include <map>
 #include <memory>
@@ -50,12 +57,20 @@ class NamesrvRegistrar {
   // first RunOnce.
   void set_broker_addr(std::string addr) { options_.broker_addr = std::move(addr); }
 
+  // The outcome of a registration round: OK when at least one name server accepted.
+  using Done = std::function<void(const Status&)>;
+
   // Asks for a registration at the next step; `wake` (the runner's Wake) is called.
+  // `done` (may be empty) is called when that round has ended (see the file comment).
   // RequestNow from any thread; SetWake before the first RequestNow.
-  void RequestNow();
+  void RequestNow(Done done = nullptr);
   void SetWake(std::function<void()> wake) { wake_ = std::move(wake); }
-  // Registers if requested or due. Returns the outcome of the last registration round.
+  // Registers if requested or due, then calls the `done`s of the requests it covered.
+  // Returns the outcome of the last registration round.
   Status RunOnce(int64_t now_ms);
+  // Calls every `done` still waiting with `why` (the runner stopped: no round will come).
+  void AbandonPending(const Status& why);
+  size_t pending_count() const;
   // OK if at least one name server accepted.
   Status RegisterAll();
   void UnregisterAll();
@@ -65,7 +80,9 @@ class NamesrvRegistrar {
   const TopicConfigManager& topics_;
   const BrokerPermission* const permission_;
   std::function<void()> wake_;
-  std::atomic<bool> requested_{true};
+  mutable std::mutex request_mu_;
+  bool requested_ = true;      // GUARDED_BY(request_mu_)
+  std::vector<Done> waiting_;  // GUARDED_BY(request_mu_)
   int64_t next_due_ms_ = 0;
   std::mutex mu_;
   std::map<std::string, std::unique_ptr<net::RemotingClient>> clients_;

@@ -290,6 +290,15 @@ void MessageStore::RequestRetentionNow(bool manual_delete) {
   if (retention_runner_) retention_runner_->Wake();
 }
 
+void MessageStore::CleanConsumeQueuesNow(RetentionService::QueueCleanDone done) {
+  retention_->RequestQueueClean(std::move(done));
+  if (retention_runner_) {
+    retention_runner_->Wake();
+  } else {
+    (void)retention_->RunOnce();  // answers through `done`
+  }
+}
+
 Result<int> MessageStore::DeleteTopicQueues(std::string_view topic) {
   RS_ASSIGN_OR_RETURN(int removed, consume_queues_->RemoveTopic(topic));
   commit_log_->RemoveQueueOffsets(topic);
@@ -340,9 +349,11 @@ void MessageStore::StartServices() {
       "dispatch", std::chrono::seconds(1), [this] { return DispatchOnce(); },
       [this] { return dispatcher_->dispatched_offset() < DispatchLimit(); },
       std::chrono::microseconds(500));
-  // RocketMQ's cleanResourceInterval: every 10 s.
-  retention_runner_ = std::make_unique<ServiceRunner>("clean-resource", std::chrono::seconds(10),
-                                                      [this] { (void)retention_->RunOnce(); });
+  // RocketMQ's cleanResourceInterval (10 s by default).
+  retention_runner_ = std::make_unique<ServiceRunner>(
+      "clean-resource",
+      std::chrono::milliseconds(std::max<int64_t>(1, options_.retention_interval_ms)),
+      [this] { (void)retention_->RunOnce(); });
   dispatch_runner_->Start();
   flush_runner_->Start();
   if (flush_watcher_) flush_watcher_->Start();
@@ -353,6 +364,9 @@ void MessageStore::StartServices() {
 
 void MessageStore::StopServices() {
   if (retention_runner_) retention_runner_->Stop();
+  if (retention_) {
+    retention_->AbandonQueueCleans(Unavailable("the store is closing: no retention round ran"));
+  }
   if (prepare_runner_) prepare_runner_->Stop();
   if (flush_runner_) flush_runner_->Stop();
   if (flush_watcher_) flush_watcher_->Stop();

@@ -148,13 +148,23 @@ class MessageStore {
   Status RunConsumeQueueFlushStep(bool thorough);
   // One retention round: disk check, expired segments, then CQ and index files.
   Result<RetentionReport> RunRetentionStep() { return retention_->RunOnce(); }
+  // The retention settings the next round uses, and a change of them at run time
+  // (UPDATE_BROKER_CONFIG: fileReservedTime, deleteWhen, the disk ratios, deleteFileBatchMax,
+  // cleanFileForciblyEnable; RetentionService::UpdateOptions). Any thread.
+  RetentionOptions retention_options() const { return retention_->options(); }
+  void UpdateRetentionOptions(const RetentionOptions& next) { retention_->UpdateOptions(next); }
   // RocketMQ's executeDeleteFilesManually: delete expired segments in the next 20 rounds.
   void ExecuteDeleteFilesManually() { retention_->RequestManualDelete(); }
-  // Admin requests (DELETE_EXPIRED_COMMITLOG 329, CLEAN_EXPIRED_CONSUMEQUEUE 306): runs a
-  // retention round now on the retention thread (not the caller's), after arming the
-  // manual deletion when `manual_delete`. Without running services (tests), nothing runs:
-  // call RunRetentionStep.
+  // DELETE_EXPIRED_COMMITLOG (329): runs a retention round now on the retention thread
+  // (not the caller's), after arming the manual deletion when `manual_delete`. Without
+  // running services (tests), nothing runs: call RunRetentionStep.
   void RequestRetentionNow(bool manual_delete);
+  // CLEAN_EXPIRED_CONSUMEQUEUE (306): a retention round now on the retention thread that
+  // also removes every consume-queue and index file below the commit log's minimum
+  // (RetentionService::RequestQueueClean); `done` gets its report there. Without running
+  // services the round runs on the caller's thread. At Close, a request still waiting gets
+  // kUnavailable.
+  void CleanConsumeQueuesNow(RetentionService::QueueCleanDone done);
   // DELETE_TOPIC_IN_BROKER: removes the topic's consume queues (files and directories)
   // and its queue-offset table entries. Its messages stay in the commit log until
   // retention deletes their segments; the index keeps their keys until its files go.

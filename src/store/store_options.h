@@ -98,6 +98,9 @@ struct StoreOptions {
 
   // Retention and disk safety (fileReservedTime, deleteWhen, diskMaxUsedSpaceRatio...).
   RetentionOptions retention;
+  // How often the retention thread runs a round (RocketMQ's cleanResourceInterval); admin
+  // requests (306, 329) wake it sooner.
+  int64_t retention_interval_ms = 10000;
   // Where disk usage comes from (tests inject a fake); null = the file system's numbers.
   DiskUsageSource disk_usage;
 

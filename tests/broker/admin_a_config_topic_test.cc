@@ -59,9 +59,12 @@ TEST_F(AdminATest, GetBrokerConfigMatchesJavaShape) {
   // The body: properties; every key Java also has carries the same kind of value.
   const auto mine = Properties(BodyText(ours));
   const auto theirs = Properties(java.body_text);
-  const std::set<std::string> own = {"commitLogResidentWindow", "rebalanceLockMaxLiveTime",
-                                     "syncFlushZeroFill",       "timerMaxDelaySec",
-                                     "timerPrecisionMs",        "timerWheelEnable"};
+  // rocketstore's own keys, and RocketMQ 5's retention keys (4.9.8: system properties).
+  const std::set<std::string> own = {"commitLogResidentWindow",   "rebalanceLockMaxLiveTime",
+                                     "syncFlushZeroFill",         "timerMaxDelaySec",
+                                     "timerPrecisionMs",          "timerWheelEnable",
+                                     "deleteFileBatchMax",        "diskSpaceCleanForciblyRatio",
+                                     "diskSpaceWarningLevelRatio"};
   for (const auto& [k, val] : mine) {
     if (own.contains(k)) continue;
     auto it = theirs.find(k);

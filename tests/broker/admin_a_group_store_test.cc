@@ -191,6 +191,7 @@ class AdminARetentionTest : public AdminATest {
   void Configure(broker::BrokerOptions& bo) override {
     bo.store.commit_log_segment_size = 4096;
     bo.store.consume_queue_units_per_file = 10;
+    bo.store.index_num = 40;  // an index file per ~40 messages (one key each)
     bo.store.retention.file_reserved_time_ms = 1;
     bo.store.retention.disk_max_used_space_ratio = 95;
     bo.store.retention.disk_space_clean_forcibly_ratio = 95;
@@ -232,9 +233,56 @@ TEST_F(AdminARetentionTest, DeleteExpiredCommitLogDeletesExpiredSegmentsNow) {
   // The consume queue follows (its files below the new minimum go in the same round).
   EXPECT_TRUE(
       WaitUntil([&] { return broker_->store().GetMinOffsetInQueue("RET", 0).value() > 0; }));
+}
 
-  // 306: a round of queue cleaning on request; answers SUCCESS at once.
-  EXPECT_EQ(Call(Request(RequestCode::kCleanExpiredConsumeQueue)).code, 0);
+// 306 on its own: commit-log segments gone without the retention round that cleans after
+// them (as after a crash between the two, or a clean that failed), so consume-queue and
+// index files below the commit log's minimum are still there; 306 removes them before it
+// answers.
+TEST_F(AdminARetentionTest, CleanExpiredConsumeQueueRemovesFilesBelowTheMinimumBeforeAnswering) {
+  CreateTopic("CQ306", 1);
+  Put("CQ306", 0, 200);  // ~20 KiB: several 4 KiB segments, 20 CQ files, ~5 index files
+  MessageStore& store = broker_->store();
+  auto segments = store.commit_log().segments().Files();
+  ASSERT_GE(segments.size(), 4u);
+  // Two segments go behind retention's back (no retention round runs: no trigger).
+  auto removed = store.commit_log().segments().RemoveFilesBefore(segments[2]->start_offset());
+  ASSERT_TRUE(removed.ok()) << removed.status().ToString();
+  ASSERT_EQ(*removed, 2);
+  const int64_t min = store.MinPhysicalOffset().value();
+  ASSERT_EQ(min, segments[2]->start_offset().value());
+
+  auto cq = store.consume_queues().Find("CQ306", 0);
+  ASSERT_NE(cq, nullptr);
+  const size_t cq_files_before = cq->file_count();
+  ASSERT_EQ(cq_files_before, 20u);
+  ASSERT_EQ(store.GetMinOffsetInQueue("CQ306", 0).value(), 0);  // still pointing below
+  ASSERT_NE(store.index(), nullptr);
+  ASSERT_GE(store.index()->file_count(), 3u);
+  ASSERT_LT(store.index()->Files().front()->end_phy_offset(), min) << "no index file below";
+
+  RemotingCommand r = Call(Request(RequestCode::kCleanExpiredConsumeQueue));
+  ASSERT_EQ(r.code, 0) << Remark(r);
+  // Checked right after the answer: nothing is polled.
+  const int64_t cq_min = store.GetMinOffsetInQueue("CQ306", 0).value();
+  EXPECT_GT(cq_min, 0);
+  auto first = store.GetQueueUnits("CQ306", 0, QueueOffset(cq_min), 1);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  ASSERT_EQ(first->size(), 1u);
+  EXPECT_GE(first->front().offset.value(), min);  // the queue's first unit is readable
+  if (cq_min > 0) {
+    // Every file before the one holding the queue's new minimum is gone, that one stays.
+    EXPECT_EQ(cq->file_count(), cq_files_before - static_cast<size_t>(cq_min / 10));
+  }
+  EXPECT_LT(cq->file_count(), cq_files_before);
+  auto index_files = store.index()->Files();
+  ASSERT_FALSE(index_files.empty());
+  EXPECT_GE(index_files.front()->end_phy_offset(), min) << "an index file below the minimum";
+  // And on disk: the files are gone, not only out of the lists.
+  auto cq_dir = PosixFileSystem::Default().ListDir(
+      layout::ConsumeQueueDir(dir_.path() + "/store", "CQ306", 0));
+  ASSERT_TRUE(cq_dir.ok());
+  EXPECT_EQ(cq_dir->size(), cq->file_count());
 }
 
 }  // namespace

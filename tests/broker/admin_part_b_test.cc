@@ -249,5 +249,61 @@ TEST_F(AdminPartBTest, ViewBrokerStatsData) {
             "\"tps\":\"*\"}}");
 }
 
+// 315 for the consumer side, after a real pull, with the keys the tools send:
+// rocketmq-exporter and rocketmq-dashboard GROUP_GET_NUMS / GROUP_GET_SIZE with
+// topic@group; exporters before 2019-12 GROUP_GET_LATENCY with queueId@topic@group
+// (String.format("%d@%s@%s", queueId, topic, group)).
+TEST_F(AdminPartBTest, ViewBrokerStatsDataForGetsAfterARealPull) {
+  auto view = [&](const std::string& name, const std::string& key) {
+    RemotingCommand req = protocol::MakeRequest(RequestCode::kViewBrokerStatsData);
+    req.SetField("statsName", name);
+    req.SetField("statsKey", key);
+    return Call(admin_, std::move(req));
+  };
+  CreateTopic("T_get", 2);
+  for (int i = 0; i < 3; ++i) Send("T_get", 1, "m" + std::to_string(i));
+  ConsumerHeartbeat(consumer_, "127.0.0.1@get", "G_get", {{"T_get", 1}});
+  ASSERT_EQ(Pull("G_get", "T_get", 1, 0, 32), 3);
+  // The minute window needs two samples 10 s apart (fake clock; real-time sampler steps).
+  RemotingCommand nums;
+  for (int i = 0; i < 6; ++i) {
+    clock_.AdvanceMillis(10001);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+    nums = view("GROUP_GET_NUMS", "T_get@G_get");
+    if (nums.code == 0 &&
+        std::string(nums.body.owned_text()).find("\"sum\":3,") != std::string::npos) {
+      break;
+    }
+  }
+  ASSERT_EQ(nums.code, 0) << nums.remark.value_or("");
+  // One pull of three messages: sum 3, avgpt 3 per pull.
+  EXPECT_NE(std::string(nums.body.owned_text()).find("\"statsMinute\":{\"avgpt\":3.0,\"sum\":3,"),
+            std::string::npos)
+      << nums.body.owned_text();
+  RemotingCommand size = view("GROUP_GET_SIZE", "T_get@G_get");
+  ASSERT_EQ(size.code, 0);
+  EXPECT_EQ(std::string(size.body.owned_text()).find("\"sum\":0,"), std::string::npos)
+      << size.body.owned_text();
+
+  // The serving time of that pull, per queue (the broker's clock is fake here, so the
+  // time is 0 ms; services_test measures it with a moving clock): one pull counted.
+  RemotingCommand latency = view("GROUP_GET_LATENCY", "1@T_get@G_get");
+  ASSERT_EQ(latency.code, 0) << latency.remark.value_or("");
+  EXPECT_EQ(Canonical(latency.body.owned_text(), {"tps"}),
+            "{\"statsDay\":{\"avgpt\":0.0,\"sum\":0,\"tps\":\"*\"},\"statsHour\":{\"avgpt\":"
+            "0.0,\"sum\":0,\"tps\":\"*\"},\"statsMinute\":{\"avgpt\":0.0,\"sum\":0,"
+            "\"tps\":\"*\"}}");
+  // Queues nobody pulled, the topic@group shape and Java's never-counted items: as Java.
+  for (const auto& [name, key] : std::vector<std::pair<std::string, std::string>>{
+           {"GROUP_GET_LATENCY", "0@T_get@G_get"},
+           {"GROUP_GET_LATENCY", "T_get@G_get"},
+           {"GROUP_GET_FALL_SIZE", "1@T_get@G_get"},
+           {"GROUP_GET_FROM_DISK_NUMS", "T_get@G_get"}}) {
+    RemotingCommand r = view(name, key);
+    EXPECT_EQ(r.code, 1) << name << " " << key;
+    EXPECT_EQ(r.remark, "The stats <" + name + "> <" + key + "> not exist");
+  }
+}
+
 }  // namespace
 }  // namespace rocketstore::broker::testing

@@ -81,6 +81,42 @@ TEST(BrokerConfTest, BadValuesNameTheKey) {
   EXPECT_FALSE(ApplyBrokerConf("justakey\n", o, nullptr).ok());
 }
 
+// Retention keys (RocketMQ's names; the disk ratios and deleteFileBatchMax are 5.x's):
+// values are checked, not clamped silently, and GET_BROKER_CONFIG's text shows them.
+TEST(BrokerConfTest, RetentionKeys) {
+  BrokerOptions o;
+  EXPECT_EQ(o.store.retention.file_reserved_time_ms, int64_t{72} * 3600 * 1000);
+  ASSERT_TRUE(ApplyBrokerConf("fileReservedTime=48\ndeleteWhen=04;16\ndiskMaxUsedSpaceRatio=60\n"
+                              "diskSpaceCleanForciblyRatio=80\ndiskSpaceWarningLevelRatio=88\n"
+                              "deleteFileBatchMax=3\ncleanFileForciblyEnable=false\n",
+                              o, nullptr)
+                  .ok());
+  EXPECT_EQ(o.store.retention.file_reserved_time_ms, int64_t{48} * 3600 * 1000);
+  EXPECT_EQ(o.store.retention.delete_when, "04;16");
+  EXPECT_EQ(o.store.retention.disk_max_used_space_ratio, 60);
+  EXPECT_EQ(o.store.retention.disk_space_clean_forcibly_ratio, 80);
+  EXPECT_EQ(o.store.retention.disk_space_warning_level_ratio, 88);
+  EXPECT_EQ(o.store.retention.delete_files_batch_max, 3);
+  EXPECT_FALSE(o.store.retention.clean_file_forcibly_enable);
+  const std::string text = FormatBrokerConf(o);
+  for (const char* line :
+       {"fileReservedTime=48\n", "deleteWhen=04;16\n", "diskMaxUsedSpaceRatio=60\n",
+        "diskSpaceCleanForciblyRatio=80\n", "diskSpaceWarningLevelRatio=88\n",
+        "deleteFileBatchMax=3\n", "cleanFileForciblyEnable=false\n"}) {
+    EXPECT_NE(text.find(line), std::string::npos) << line;
+  }
+  for (const char* bad :
+       {"fileReservedTime=-1", "fileReservedTime=3d", "deleteWhen=24",
+        "deleteWhen=", "deleteWhen=4;;5", "deleteWhen=004", "diskMaxUsedSpaceRatio=96",
+        "diskMaxUsedSpaceRatio=9", "diskSpaceCleanForciblyRatio=86",
+        "diskSpaceWarningLevelRatio=34", "deleteFileBatchMax=0", "cleanFileForciblyEnable=yes"}) {
+    Status s = ApplyBrokerConf(std::string(bad) + "\n", o, nullptr);
+    ASSERT_FALSE(s.ok()) << bad;
+    const std::string key = std::string(bad).substr(0, std::string(bad).find('='));
+    EXPECT_NE(s.message().find(key), std::string::npos) << s.message();
+  }
+}
+
 TEST(BrokerConfTest, RebalanceLockMaxLiveTimeUnderBothNames) {
   BrokerOptions o;
   EXPECT_EQ(o.rebalance_lock_max_live_ms, 60000);  // Java's default

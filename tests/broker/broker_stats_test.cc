@@ -186,6 +186,48 @@ TEST(StatsSamplerTest, GroupItemsAreKeyedTopicAtGroup) {
   EXPECT_EQ(sampler.View("BROKER_GET_NUMS", "C")->minute.sum, 4);
 }
 
+// GROUP_GET_LATENCY (Java's incGroupGetLatency with enableDetailStat): per queue,
+// queueId@topic@group; times = pulls that found messages, value = their serving ms, so
+// avgpt is the mean serving time.
+TEST(StatsSamplerTest, GroupGetLatencyIsPerQueueKeyedQueueIdAtTopicAtGroup) {
+  BrokerStats stats;
+  StatsSampler sampler(stats, "C");
+  stats.OnGetLatency("T", "g", 3, 7);
+  stats.OnGetLatency("T", "g", 3, 1);
+  stats.OnGetLatency("T", "g", 0, 2);
+  stats.OnGetLatency("T", "g", 0, -5);  // a clock step back counts as 0
+  StatsSnapshot snap = stats.Collect();
+  EXPECT_EQ(snap.get_latency.at({"T", "g", 3}).pulls, 2u);
+  EXPECT_EQ(snap.get_latency.at({"T", "g", 3}).latency_ms, 8u);
+  EXPECT_EQ(snap.get_latency.at({"T", "g", 0}).latency_ms, 2u);
+  sampler.RunOnce(50'000);
+  auto q3 = sampler.View("GROUP_GET_LATENCY", "3@T@g");
+  ASSERT_TRUE(q3);
+  EXPECT_EQ(q3->minute.sum, 8);
+  EXPECT_DOUBLE_EQ(q3->minute.avgpt, 4.0);
+  EXPECT_DOUBLE_EQ(sampler.View("GROUP_GET_LATENCY", "0@T@g")->minute.avgpt, 1.0);
+  // Not the topic@group shape (that is Java's key only without enableDetailStat).
+  EXPECT_FALSE(sampler.View("GROUP_GET_LATENCY", "T@g"));
+  EXPECT_FALSE(sampler.View("GROUP_GET_LATENCY", "1@T@g"));
+  // As Java 4.9.8's 315: items it never keeps in its table are "not exist".
+  for (const char* name : {"GROUP_GET_FALL_SIZE", "GROUP_GET_FALL_TIME", "GROUP_GET_FROM_DISK_NUMS",
+                           "BROKER_GET_FROM_DISK_NUMS"}) {
+    EXPECT_FALSE(sampler.View(name, "3@T@g")) << name;
+  }
+}
+
+TEST(BrokerStatsTest, LatencyKeysCountTowardsTheCapPerQueue) {
+  BrokerStats stats(2);
+  stats.OnGetLatency("T", "g", 0, 1);
+  stats.OnGetLatency("T", "g", 1, 1);
+  stats.OnGetLatency("T", "g", 2, 5);  // a third key: folded
+  StatsSnapshot s = stats.Collect();
+  EXPECT_EQ(s.get_latency.size(), 3u);  // two keys + overflow
+  const std::string overflow(BrokerStats::kOverflowKey);
+  EXPECT_EQ(s.get_latency.at({overflow, overflow, -1}).latency_ms, 5u);
+  EXPECT_EQ(s.dropped_keys, 1u);
+}
+
 TEST(StatsSamplerTest, BrokerRatesOverTheLastSeconds) {
   BrokerStats stats;
   StatsSampler sampler(stats, "C");

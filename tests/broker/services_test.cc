@@ -12,6 +12,7 @@
 #include "broker/service/pull_service.h"
 #include "broker/service/reput.h"
 #include "broker/service/send_service.h"
+#include "broker/stats/broker_stats.h"
 #include "broker/transaction/half_message_hook.h"
 #include "fake_channel.h"
 #include "io/fault_injection_file_system.h"
@@ -116,6 +117,48 @@ class ServicesTest : public ::testing::Test {
   RequestContext ctx_;
   int topics_created_ = 0;
 };
+
+// A clock whose monotonic time moves 3 ms at every reading: the pull's serving time
+// (GROUP_GET_LATENCY, from the start of the pass to its result) is then measurable.
+class TickingClock final : public Clock {
+ public:
+  explicit TickingClock(Clock& base) : base_(base) {}
+  int64_t NowMillis() const override { return base_.NowMillis(); }
+  int64_t MonotonicNanos() const override {
+    return base_.MonotonicNanos() + ticks_.fetch_add(3'000'000, std::memory_order_relaxed);
+  }
+
+ private:
+  Clock& base_;
+  mutable std::atomic<int64_t> ticks_{0};
+};
+
+TEST_F(ServicesTest, PullThatFindsMessagesRecordsItsServingTimePerQueue) {
+  BrokerStats stats;
+  TickingClock ticking(clock_);
+  PullService::Options o;
+  o.stats = &stats;
+  PullService pull(o, ticking, *store_, topics_, groups_, offsets_, consumers_, holds_);
+  ASSERT_TRUE(Send("T", 1, "a", "x").stored());
+  ASSERT_TRUE(Send("T", 1, "b", "x").stored());
+  PullRequest p = Pull(1, 0, "*");
+  p.sys_flag = kPullSubscription;  // no suspend: an empty queue answers at once
+  auto got = pull.Pull(ctx_, p, [](PullResult) { ADD_FAILURE() << "not held"; });
+  ASSERT_TRUE(got.has_value());
+  ASSERT_EQ(got->messages.size(), 2u);
+  // Nothing on queue 0: not a FOUND pull, no latency sample (as Java: SUCCESS only).
+  PullRequest empty = Pull(0, 0, "*");
+  empty.sys_flag = kPullSubscription;
+  auto none = pull.Pull(ctx_, empty, [](PullResult) { ADD_FAILURE() << "not held"; });
+  ASSERT_TRUE(none.has_value());
+  EXPECT_TRUE(none->messages.empty());
+  StatsSnapshot s = stats.Collect();
+  ASSERT_EQ(s.get_latency.size(), 1u);
+  const LatencyTotals& t = s.get_latency.at({"T", "G", 1});
+  EXPECT_EQ(t.pulls, 1u);
+  EXPECT_GE(t.latency_ms, 3u);  // at least one tick between the start and the result
+  EXPECT_EQ(s.gets.at({"T", "G"}).messages, 2u);
+}
 
 TEST_F(ServicesTest, HeldPullIsResumedByTheArrivalOfAMessage) {
   std::vector<PullResult> answers;

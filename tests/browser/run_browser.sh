@@ -7,13 +7,29 @@
 # <build>/browser-artifacts/ (the path is printed). With SHOTS=<dir> the screens are
 # also saved there (docs/images/ is refreshed this way).
 # Usage: run_browser.sh <rocketstore binary> <artifact dir>. Exit 77 (ctest SKIP) when
-# chromium is missing or npm cannot install.
+# chromium, node or npm is missing or npm cannot install — a failure instead under CI or
+# ROCKETSTORE_REQUIRE_INTEROP=1.
 set -u
+# A test that cannot run: ctest SKIP (77) on a developer's machine, a failure (1) with the
+# reason under CI (CI set, as CI services do) or ROCKETSTORE_REQUIRE_INTEROP=1 (`make test`
+# sets it), so CI never passes by silently skipping.
+skip_or_fail() {
+  local ci=${CI:-}
+  if [ "${ROCKETSTORE_REQUIRE_INTEROP:-0}" = "1" ] || { [ -n "$ci" ] && [ "$ci" != "false" ] && [ "$ci" != "0" ]; }; then
+    echo "FAIL: $1 (a skip is a failure here: CI='${CI:-}' ROCKETSTORE_REQUIRE_INTEROP='${ROCKETSTORE_REQUIRE_INTEROP:-}')"
+    exit 1
+  fi
+  echo "SKIP: $1"
+  exit 77
+}
 BIN=$(realpath "$1")
 ARTIFACTS=$(mkdir -p "$2" && realpath "$2")
 SRC=$(cd "$(dirname "$0")" && pwd)
 CHROMIUM=${CHROMIUM:-$(command -v chromium || true)}
-if [ -z "$CHROMIUM" ]; then echo "SKIP: no chromium (scripts/install-deps.sh installs it)"; exit 77; fi
+if [ -z "$CHROMIUM" ]; then skip_or_fail "no chromium (scripts/install-deps.sh installs it)"; fi
+for tool in node npm; do
+  command -v "$tool" >/dev/null 2>&1 || skip_or_fail "no $tool on PATH (scripts/install-deps.sh installs it)"
+done
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/rocketstore-browser.XXXXXX")
 SERVE_PIDS=""
 cleanup() {
@@ -26,7 +42,7 @@ trap cleanup EXIT
 cp "$SRC/package.json" "$SRC/package-lock.json" "$SRC/console_test.js" "$SRC/remoting.js" "$WORK/"
 cd "$WORK" || exit 1
 if ! timeout 300 npm ci --no-audit --no-fund --loglevel=error >npm.log 2>&1; then
-  echo "SKIP: npm ci failed (registry unreachable?):"; cat npm.log; exit 77
+  cat npm.log; skip_or_fail "npm ci failed (registry unreachable?), its log above"
 fi
 free_port() {
   node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})"

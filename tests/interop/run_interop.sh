@@ -4,8 +4,24 @@
 # `rocketstore serve` there on free loopback ports and runs produce_consume.js, then
 # retry_dlq.js (consumer retry and the dead-letter queue), delay.js and client_interop.js
 # (our C++ client, through the CLI, producing for and consuming from ali-ons).
-# Usage: run_interop.sh <rocketstore binary>. Exit 77 (ctest SKIP) if npm cannot install.
+# Usage: run_interop.sh <rocketstore binary>. Exit 77 (ctest SKIP) when node/npm are missing
+# or npm cannot install — a failure instead under CI or ROCKETSTORE_REQUIRE_INTEROP=1.
 set -u
+# A test that cannot run: ctest SKIP (77) on a developer's machine, a failure (1) with the
+# reason under CI (CI set, as CI services do) or ROCKETSTORE_REQUIRE_INTEROP=1 (`make test`
+# sets it), so CI never passes by silently skipping.
+skip_or_fail() {
+  local ci=${CI:-}
+  if [ "${ROCKETSTORE_REQUIRE_INTEROP:-0}" = "1" ] || { [ -n "$ci" ] && [ "$ci" != "false" ] && [ "$ci" != "0" ]; }; then
+    echo "FAIL: $1 (a skip is a failure here: CI='${CI:-}' ROCKETSTORE_REQUIRE_INTEROP='${ROCKETSTORE_REQUIRE_INTEROP:-}')"
+    exit 1
+  fi
+  echo "SKIP: $1"
+  exit 77
+}
+for tool in node npm; do
+  command -v "$tool" >/dev/null 2>&1 || skip_or_fail "no $tool on PATH (scripts/install-deps.sh installs it)"
+done
 BIN=$(realpath "$1")
 SRC=$(cd "$(dirname "$0")" && pwd)
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/rocketstore-interop.XXXXXX")
@@ -20,7 +36,7 @@ trap cleanup EXIT
 cp "$SRC/package.json" "$SRC/package-lock.json" "$SRC/produce_consume.js" "$SRC/retry_dlq.js" "$SRC/delay.js" "$SRC/client_interop.js" "$WORK/"
 cd "$WORK" || exit 1
 if ! timeout 300 npm ci --no-audit --no-fund --loglevel=error >npm.log 2>&1; then
-  echo "SKIP: npm ci failed (registry unreachable?):"; cat npm.log; exit 77
+  cat npm.log; skip_or_fail "npm ci failed (registry unreachable?), its log above"
 fi
 free_port() {
   node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})"

@@ -9,11 +9,15 @@ namespace rocketstore::broker {
 
 using protocol::RemotingCommand;
 
-// AdminBrokerProcessor.updateBrokerConfig, with the allow-list of BrokerConfigService.
-RemotingFrontend::Reply RemotingFrontend::OnUpdateBrokerConfig(Cmd& r) {
+// AdminBrokerProcessor.updateBrokerConfig, with the allow-list of BrokerConfigService. A
+// change the routes show (brokerPermission) is answered after the registration round.
+RemotingFrontend::Reply RemotingFrontend::OnUpdateBrokerConfig(const Conn& conn, Cmd& r) {
   const std::vector<uint8_t> body = r.body.Flatten();
-  return ReplyTo(r, s_.admin->config->Update(
-                        std::string_view(reinterpret_cast<const char*>(body.data()), body.size())));
+  auto now = s_.admin->config->Update(
+      std::string_view(reinterpret_cast<const char*>(body.data()), body.size()),
+      [conn, stub = RequestStub(r)](Verdict v) { conn->SendResponse(stub, ReplyTo(stub, v)); });
+  if (now) return ReplyTo(r, *now);
+  return std::nullopt;
 }
 
 // Body: the properties text; header "version": the config's DataVersion JSON.

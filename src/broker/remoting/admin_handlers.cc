@@ -27,7 +27,10 @@ RemotingFrontend::Reply RemotingFrontend::OnUpdateOffset(Cmd& r) {
   return ReplyTo(r, s_.offsets->Update(h->consumer_group, h->topic, h->queue_id, h->commit_offset));
 }
 
-RemotingFrontend::Reply RemotingFrontend::OnCreateTopic(Cmd& r) {
+// Answered once the registration round that includes the topic has ended (as Java's
+// registerIncrementBrokerData, which waits for the name servers), from the registrar's
+// thread: a route lookup right after the answer finds the topic.
+RemotingFrontend::Reply RemotingFrontend::OnCreateTopic(const Conn& conn, Cmd& r) {
   RS_DECODE_OR_REPLY(h, CreateTopicRequestHeader, r);
   TopicConfig c;
   c.name = std::move(h->topic);
@@ -37,7 +40,10 @@ RemotingFrontend::Reply RemotingFrontend::OnCreateTopic(Cmd& r) {
   c.sys_flag = h->topic_sys_flag.value_or(0);
   c.filter_type = std::move(h->topic_filter_type);
   c.order = h->order;
-  return ReplyTo(r, s_.topics->CreateOrUpdate(c));
+  auto now = s_.topics->CreateOrUpdate(
+      c, [conn, stub = RequestStub(r)](Verdict v) { conn->SendResponse(stub, ReplyTo(stub, v)); });
+  if (now) return ReplyTo(r, *now);
+  return std::nullopt;
 }
 
 RemotingFrontend::Reply RemotingFrontend::OnMaxOffset(Cmd& r) {

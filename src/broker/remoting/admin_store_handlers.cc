@@ -53,9 +53,11 @@ RemotingFrontend::Reply RemotingFrontend::OnQueryConsumeQueue(Cmd& r) {
   return resp;
 }
 
-RemotingFrontend::Reply RemotingFrontend::OnCleanExpiredConsumeQueue(Cmd& r) {
-  s_.admin->store_admin->CleanExpiredConsumeQueue();
-  return ReplyTo(r, Verdict::Ok());
+// Answered after the retention round that removed the files (on the retention thread).
+RemotingFrontend::Reply RemotingFrontend::OnCleanExpiredConsumeQueue(const Conn& conn, Cmd& r) {
+  s_.admin->store_admin->CleanExpiredConsumeQueue(
+      [conn, stub = RequestStub(r)](Verdict v) { conn->SendResponse(stub, ReplyTo(stub, v)); });
+  return std::nullopt;
 }
 
 RemotingFrontend::Reply RemotingFrontend::OnDeleteExpiredCommitLog(Cmd& r) {

@@ -35,10 +35,15 @@ RemotingFrontend::Reply RemotingFrontend::OnGetTopicStatsInfo(Cmd& r) {
   return resp;
 }
 
-RemotingFrontend::Reply RemotingFrontend::OnDeleteTopicInBroker(Cmd& r) {
+// Answered after the registration round that drops the topic from the routes.
+RemotingFrontend::Reply RemotingFrontend::OnDeleteTopicInBroker(const Conn& conn, Cmd& r) {
   auto h = protocol::TopicRequestHeader::Decode(r);
   if (!h.ok()) return protocol::MakeSystemErrorResponse(r, h.status());
-  return ReplyTo(r, s_.topics->Delete(h->topic));
+  auto now = s_.topics->Delete(h->topic, [conn, stub = RequestStub(r)](Verdict v) {
+    conn->SendResponse(stub, ReplyTo(stub, v));
+  });
+  if (now) return ReplyTo(r, *now);
+  return std::nullopt;
 }
 
 // Body: TopicList {"topicList":[...]} (no brokerAddr).

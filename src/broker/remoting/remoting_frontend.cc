@@ -63,7 +63,7 @@ void RemotingFrontend::Register(net::RemotingServer& server) {
   reg(RequestCode::kCheckClientConfig, plain(&RemotingFrontend::OnCheckClientConfig));
   reg(RequestCode::kQueryConsumerOffset, plain(&RemotingFrontend::OnQueryOffset));
   reg(RequestCode::kUpdateConsumerOffset, plain(&RemotingFrontend::OnUpdateOffset));
-  reg(RequestCode::kUpdateAndCreateTopic, plain(&RemotingFrontend::OnCreateTopic));
+  reg(RequestCode::kUpdateAndCreateTopic, with_conn(&RemotingFrontend::OnCreateTopic));
   reg(RequestCode::kGetMaxOffset, plain(&RemotingFrontend::OnMaxOffset));
   reg(RequestCode::kGetMinOffset, plain(&RemotingFrontend::OnMinOffset));
   reg(RequestCode::kGetEarliestMsgStoretime, plain(&RemotingFrontend::OnEarliestStoreTime));
@@ -88,7 +88,10 @@ void RemotingFrontend::Register(net::RemotingServer& server) {
   // admin part A
   if (s_.admin != nullptr) {
     RegisterAdminA(
-        [&](RequestCode code, Reply (RemotingFrontend::*m)(Cmd&)) { reg(code, plain(m)); });
+        [&](RequestCode code, Reply (RemotingFrontend::*m)(Cmd&)) { reg(code, plain(m)); },
+        [&](RequestCode code, Reply (RemotingFrontend::*m)(const Conn&, Cmd&)) {
+          reg(code, with_conn(m));
+        });
   }
   // end admin part A
   // admin part B
@@ -130,14 +133,16 @@ void RemotingFrontend::RegisterAdminPartB(
 
 // admin part A
 void RemotingFrontend::RegisterAdminA(
-    const std::function<void(RequestCode, Reply (RemotingFrontend::*)(Cmd&))>& reg) {
+    const std::function<void(RequestCode, Reply (RemotingFrontend::*)(Cmd&))>& reg,
+    const std::function<void(RequestCode, Reply (RemotingFrontend::*)(const Conn&, Cmd&))>&
+        reg_with_conn) {
   using F = RemotingFrontend;
-  reg(RequestCode::kUpdateBrokerConfig, &F::OnUpdateBrokerConfig);
+  reg_with_conn(RequestCode::kUpdateBrokerConfig, &F::OnUpdateBrokerConfig);
   reg(RequestCode::kGetBrokerConfig, &F::OnGetBrokerConfig);
   reg(RequestCode::kGetBrokerRuntimeInfo, &F::OnGetBrokerRuntimeInfo);
   reg(RequestCode::kGetAllTopicConfig, &F::OnGetAllTopicConfig);
   reg(RequestCode::kGetTopicStatsInfo, &F::OnGetTopicStatsInfo);
-  reg(RequestCode::kDeleteTopicInBroker, &F::OnDeleteTopicInBroker);
+  reg_with_conn(RequestCode::kDeleteTopicInBroker, &F::OnDeleteTopicInBroker);
   reg(RequestCode::kGetSystemTopicListFromBroker, &F::OnGetSystemTopicList);
   reg(RequestCode::kUpdateAndCreateSubscriptionGroup, &F::OnUpdateAndCreateSubscriptionGroup);
   reg(RequestCode::kGetAllSubscriptionGroupConfig, &F::OnGetAllSubscriptionGroup);
@@ -145,7 +150,7 @@ void RemotingFrontend::RegisterAdminA(
   reg(RequestCode::kGetAllConsumerOffset, &F::OnGetAllConsumerOffset);
   reg(RequestCode::kCloneGroupOffset, &F::OnCloneGroupOffset);
   reg(RequestCode::kQueryConsumeQueue, &F::OnQueryConsumeQueue);
-  reg(RequestCode::kCleanExpiredConsumeQueue, &F::OnCleanExpiredConsumeQueue);
+  reg_with_conn(RequestCode::kCleanExpiredConsumeQueue, &F::OnCleanExpiredConsumeQueue);
   reg(RequestCode::kDeleteExpiredCommitLog, &F::OnDeleteExpiredCommitLog);
 }
 // end admin part A

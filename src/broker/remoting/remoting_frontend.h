@@ -4,8 +4,10 @@
 // the services. Each handler decodes the typed header (protocol/headers/*), calls one
 // service, and encodes the service's answer; a header that fails to decode is answered
 // SYSTEM_ERROR with the decoder's message ("the custom field <name> is null", as Java).
-// No handler touches the store or the metadata directly, and none blocks on the disk:
-// sends under SYNC_FLUSH and held pulls answer later through Connection::SendResponse.
+// No handler touches the store or the metadata directly, and none blocks on the disk or
+// the network: sends under SYNC_FLUSH, held pulls and topic changes (17, 215, 25 with
+// brokerPermission: after the registration round, broker/service/route_registration.h)
+// answer later through Connection::SendResponse.
 //
 // Handlers (one file per family): send_handlers.cc (10, 310, 320), pull_handlers.cc
 // (11), client_handlers.cc (34, 35, 38, 46), admin_handlers.cc (offsets 14/15, topics 17,
@@ -120,7 +122,7 @@ class RemotingFrontend {
   Reply OnCheckClientConfig(Cmd& r);
   Reply OnQueryOffset(Cmd& r);
   Reply OnUpdateOffset(Cmd& r);
-  Reply OnCreateTopic(Cmd& r);
+  Reply OnCreateTopic(const Conn& c, Cmd& r);
   Reply OnMaxOffset(Cmd& r);
   Reply OnMinOffset(Cmd& r);
   Reply OnEarliestStoreTime(Cmd& r);
@@ -134,12 +136,12 @@ class RemotingFrontend {
   Reply OnSendReply(const Conn& c, Cmd& r);
   Reply OnEndTransaction(Cmd& r);
   // admin part A
-  Reply OnUpdateBrokerConfig(Cmd& r);
+  Reply OnUpdateBrokerConfig(const Conn& c, Cmd& r);
   Reply OnGetBrokerConfig(Cmd& r);
   Reply OnGetBrokerRuntimeInfo(Cmd& r);
   Reply OnGetAllTopicConfig(Cmd& r);
   Reply OnGetTopicStatsInfo(Cmd& r);
-  Reply OnDeleteTopicInBroker(Cmd& r);
+  Reply OnDeleteTopicInBroker(const Conn& c, Cmd& r);
   Reply OnGetSystemTopicList(Cmd& r);
   Reply OnUpdateAndCreateSubscriptionGroup(Cmd& r);
   Reply OnGetAllSubscriptionGroup(Cmd& r);
@@ -147,10 +149,12 @@ class RemotingFrontend {
   Reply OnGetAllConsumerOffset(Cmd& r);
   Reply OnCloneGroupOffset(Cmd& r);
   Reply OnQueryConsumeQueue(Cmd& r);
-  Reply OnCleanExpiredConsumeQueue(Cmd& r);
+  Reply OnCleanExpiredConsumeQueue(const Conn& c, Cmd& r);
   Reply OnDeleteExpiredCommitLog(Cmd& r);
   void RegisterAdminA(
-      const std::function<void(protocol::RequestCode, Reply (RemotingFrontend::*)(Cmd&))>& reg);
+      const std::function<void(protocol::RequestCode, Reply (RemotingFrontend::*)(Cmd&))>& reg,
+      const std::function<void(protocol::RequestCode,
+                               Reply (RemotingFrontend::*)(const Conn&, Cmd&))>& reg_with_conn);
   // end admin part A
   // admin part B: admin_consumer_handlers.cc, admin_stats_handlers.cc,
   // admin_client_handlers.cc

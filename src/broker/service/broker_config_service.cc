@@ -5,17 +5,30 @@
 namespace rocketstore::broker {
 
 BrokerConfigService::BrokerConfigService(BrokerOptions initial, Clock& clock,
-                                         BrokerConfigFile* file, Apply apply)
+                                         BrokerConfigFile* file, Apply apply,
+                                         RequestRegistration register_routes)
     : clock_(clock),
       file_(file),
       apply_(std::move(apply)),
+      register_routes_(std::move(register_routes)),
       options_(std::move(initial)),
       timestamp_(clock.NowMillis()) {}
 
 const std::vector<std::string_view>& BrokerConfigService::RuntimeKeys() {
   static const std::vector<std::string_view> keys = {
-      "autoCreateSubscriptionGroup", "autoCreateTopicEnable", "brokerPermission",
-      "longPollingEnable",           "shortPollingTimeMills",
+      "autoCreateSubscriptionGroup",
+      "autoCreateTopicEnable",
+      "brokerPermission",
+      "longPollingEnable",
+      "shortPollingTimeMills",
+      // retention: the store's next round uses them (RetentionService::UpdateOptions)
+      "fileReservedTime",
+      "deleteWhen",
+      "diskMaxUsedSpaceRatio",
+      "diskSpaceCleanForciblyRatio",
+      "diskSpaceWarningLevelRatio",
+      "deleteFileBatchMax",
+      "cleanFileForciblyEnable",
   };
   return keys;
 }
@@ -36,7 +49,7 @@ BrokerOptions BrokerConfigService::Current() const {
   return options_;
 }
 
-Verdict BrokerConfigService::Update(std::string_view properties) {
+std::optional<Verdict> BrokerConfigService::Update(std::string_view properties, AnswerLater later) {
   auto entries = ParseBrokerConf(properties);
   if (!entries.ok()) {
     return Verdict::Error(Outcome::kSystemError,
@@ -56,19 +69,29 @@ Verdict BrokerConfigService::Update(std::string_view properties) {
                                 "); nothing was changed. Set it in broker.conf and restart");
     }
   }
-  std::lock_guard l(mu_);
-  BrokerOptions next = options_;
-  if (Status s = ApplyBrokerConf(properties, next, nullptr); !s.ok()) {
-    return Verdict::Error(Outcome::kInvalidArgument, s.message() + "; nothing was changed");
+  bool reregister = false;
+  {
+    std::lock_guard l(mu_);
+    BrokerOptions next = options_;
+    if (Status s = ApplyBrokerConf(properties, next, nullptr); !s.ok()) {
+      return Verdict::Error(Outcome::kInvalidArgument, s.message() + "; nothing was changed");
+    }
+    options_ = next;
+    ++counter_;
+    timestamp_ = clock_.NowMillis();
+    if (apply_) reregister = apply_(options_);
+    if (file_ != nullptr) {
+      for (const BrokerConfEntry& e : *entries) file_->Set(e.key, e.value);
+    }
   }
-  options_ = next;
-  ++counter_;
-  timestamp_ = clock_.NowMillis();
-  if (apply_) apply_(options_);
-  if (file_ != nullptr) {
-    for (const BrokerConfEntry& e : *entries) file_->Set(e.key, e.value);
+  if (!reregister || !register_routes_) return Verdict::Ok();
+  if (!later) {
+    register_routes_(nullptr);
+    return Verdict::Ok();
   }
-  return Verdict::Ok();
+  register_routes_(
+      [later = std::move(later)](const Status& s) { later(AfterRegistration(Verdict::Ok(), s)); });
+  return std::nullopt;
 }
 
 }  // namespace rocketstore::broker

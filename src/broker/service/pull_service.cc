@@ -134,6 +134,8 @@ std::optional<PullResult> PullService::Pull(const RequestContext& context,
 std::optional<PullResult> PullService::PullOnce(const RequestContext& context,
                                                 const PullRequest& req, bool first_pass,
                                                 int64_t deadline_ms, const Callback& done) {
+  // Java's beginTimeMills: GROUP_GET_LATENCY is how long this pass took to find messages.
+  const int64_t begin_nanos = options_.stats != nullptr ? clock_.MonotonicNanos() : 0;
   PullResult r;
   if (options_.permission != nullptr && !options_.permission->readable()) {
     r.verdict = options_.permission->PullingForbidden();
@@ -202,6 +204,8 @@ std::optional<PullResult> PullService::PullOnce(const RequestContext& context,
       options_.stats->OnGet(req.topic, req.consumer_group,
                             static_cast<uint32_t>(got.messages.size()),
                             static_cast<uint64_t>(got.total_bytes));
+      options_.stats->OnGetLatency(req.topic, req.consumer_group, req.queue_id,
+                                   (clock_.MonotonicNanos() - begin_nanos) / 1000000);
       offsets_.RecordPull(req.consumer_group, req.topic, req.queue_id, r.next_begin_offset);
     }
     r.messages = std::move(got.messages);

@@ -65,4 +65,16 @@ Verdict StoreAdminService::QueryConsumeQueue(const std::string& topic, int32_t q
   return Verdict::Ok();
 }
 
+void StoreAdminService::CleanExpiredConsumeQueue(AnswerLater later) {
+  store_.CleanConsumeQueuesNow([later = std::move(later)](Result<RetentionReport> report) {
+    if (report.ok()) {
+      later(Verdict::Ok());
+    } else {
+      later(Verdict::Error(Outcome::kSystemError,
+                           "cleaning expired consume queues failed: " + report.status().ToString() +
+                               "; the next retention round retries"));
+    }
+  });
+}
+
 }  // namespace rocketstore::broker

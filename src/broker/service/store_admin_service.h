@@ -11,11 +11,18 @@
 //       "Index <i> of <id>@<topic> is not exist!" and no units (Java sends no body then).
 //       rocketstore has no consume-queue extension, so `eval`, `bitMap`, `extendDataJson`
 //       are never set (eval false), as in Java for units without an ext address.
-//   CleanExpiredConsumeQueue  CLEAN_EXPIRED_CONSUMEQUEUE (306) and DeleteExpiredCommitLog
-//       DELETE_EXPIRED_COMMITLOG (329): ask the store's retention service for a round now
-//       (329 also arms RocketMQ's manual deletion: expired segments go whatever the hour
-//       and disk usage, for the next 20 rounds). The round runs on the store's retention
-//       thread; the answer does not wait for it (Java's 329 does not either).
+//   CleanExpiredConsumeQueue  CLEAN_EXPIRED_CONSUMEQUEUE (306): a retention round now, on
+//       the store's retention thread, that removes every consume-queue and index file
+//       below the commit log's minimum (MessageStore::CleanConsumeQueuesNow); answered
+//       through `later` once that round has ended (Java's 306 is synchronous too): SUCCESS,
+//       or SYSTEM_ERROR naming the file that could not be removed. Java 4.9.8's
+//       cleanExpiredConsumerQueue also destroys whole queues whose last message lies below
+//       the minimum (their offsets restart at 0); rocketstore keeps such a queue's last
+//       file and its offsets, so consumers' positions stay valid.
+//   DeleteExpiredCommitLog  DELETE_EXPIRED_COMMITLOG (329): asks the store's retention
+//       service for a round now and arms RocketMQ's manual deletion (expired segments go
+//       whatever the hour and disk usage, for the next 20 rounds). The round runs on the
+//       retention thread; the answer does not wait for it (Java's 329 does not either).
 //
 // Thread-safety: any thread. Ownership: the store and the consumer manager must outlive it.
 #pragma once
@@ -27,6 +34,7 @@
 
 #include "broker/service/consumer_manager.h"
 #include "broker/service/outcome.h"
+#include "broker/service/route_registration.h"
 #include "store/message_store.h"
 
 namespace rocketstore::broker {
@@ -53,7 +61,7 @@ class StoreAdminService {
                             int32_t count, const std::optional<std::string>& group,
                             ConsumeQueueView* out) const;
 
-  void CleanExpiredConsumeQueue() { store_.RequestRetentionNow(false); }
+  void CleanExpiredConsumeQueue(AnswerLater later);
   void DeleteExpiredCommitLog() { store_.RequestRetentionNow(true); }
 
  private:

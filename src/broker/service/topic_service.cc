@@ -8,7 +8,19 @@
 
 namespace rocketstore::broker {
 
-Verdict TopicService::CreateOrUpdate(const TopicConfig& config) {
+std::optional<Verdict> TopicService::AnswerAfterRound(Verdict verdict, AnswerLater later) {
+  if (!register_routes_) return verdict;
+  if (!later) {
+    register_routes_(nullptr);
+    return verdict;
+  }
+  register_routes_([verdict = std::move(verdict), later = std::move(later)](const Status& s) {
+    later(AfterRegistration(verdict, s));
+  });
+  return std::nullopt;
+}
+
+std::optional<Verdict> TopicService::CreateOrUpdate(const TopicConfig& config, AnswerLater later) {
   if (!IsValidTopicName(config.name)) {
     return Verdict::Error(Outcome::kInvalidArgument,
                           "The specified topic is invalid: " + config.name +
@@ -22,8 +34,9 @@ Verdict TopicService::CreateOrUpdate(const TopicConfig& config) {
       config.read_queue_nums > kMaxQueueNums || config.write_queue_nums > kMaxQueueNums) {
     return Verdict::Error(Outcome::kInvalidArgument, "queue numbers must be in [1, 1024]");
   }
-  if (topics_.Upsert(config) && on_topic_changed_) on_topic_changed_();
-  return Verdict::Ok();
+  const bool changed = topics_.Upsert(config);
+  if (!changed && !later) return Verdict::Ok();
+  return AnswerAfterRound(Verdict::Ok(), std::move(later));
 }
 
 namespace {
@@ -51,7 +64,7 @@ Verdict ValidateTopicLikeJava(std::string_view topic) {
 }
 }  // namespace
 
-Verdict TopicService::Delete(std::string_view topic) {
+std::optional<Verdict> TopicService::Delete(std::string_view topic, AnswerLater later) {
   if (Verdict v = ValidateTopicLikeJava(topic); !v.ok()) return v;
   if (IsSystemTopic(topic) || IsExtraSystemTopic(topic)) {
     return Verdict::Error(Outcome::kSystemError,
@@ -63,14 +76,15 @@ Verdict TopicService::Delete(std::string_view topic) {
   const bool existed = topics_.Delete(topic);
   (void)offsets_->RemoveTopic(topic);
   Result<int> removed = store_->DeleteTopicQueues(topic);
-  if (existed && on_topic_changed_) on_topic_changed_();
+  Verdict verdict = Verdict::Ok();
   if (!removed.ok()) {
-    return Verdict::Error(Outcome::kSystemError,
-                          "topic " + std::string(topic) +
-                              " was deleted but its consume queue files were not all removed: " +
-                              removed.status().ToString() + "; remove them by hand");
+    verdict = Verdict::Error(Outcome::kSystemError,
+                             "topic " + std::string(topic) +
+                                 " was deleted but its consume queue files were not all removed: " +
+                                 removed.status().ToString() + "; remove them by hand");
   }
-  return Verdict::Ok();
+  if (!existed) return verdict;
+  return AnswerAfterRound(std::move(verdict), std::move(later));
 }
 
 Verdict TopicService::Stats(std::string_view topic, std::vector<QueueStats>* out) const {

@@ -6,6 +6,12 @@
 // the TopicConfigManager and written to topics.json by the config persister (off the io
 // threads); the broker re-registers with the name servers so that routes show it.
 //
+// Answered after the routes show it (broker/service/route_registration.h): given a
+// `later`, CreateOrUpdate and Delete return nullopt for an applied change and call
+// `later` once the registration round that includes it has ended (SUCCESS even when no
+// name server accepted, as Java, with a remark saying so). A refused request is answered
+// at once. Without `later` the change is answered at once and the routes follow.
+//
 // Delete (AdminBrokerProcessor.deleteTopic): the name is checked as Java checks it
 // (blank, characters, length, system topic: SYSTEM_ERROR with Java's remarks); then the
 // config goes, the topic's consume queues go through the store (files and directories),
@@ -18,11 +24,13 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "broker/metadata.h"
 #include "broker/service/outcome.h"
+#include "broker/service/route_registration.h"
 #include "store/message_store.h"
 
 namespace rocketstore::broker {
@@ -30,22 +38,29 @@ namespace rocketstore::broker {
 class TopicService {
  public:
   static constexpr int32_t kMaxQueueNums = 1024;
-  // `store` and `offsets` may be null (then Delete and Stats answer SYSTEM_ERROR).
-  TopicService(TopicConfigManager& topics, std::function<void()> on_topic_changed,
+  // `store` and `offsets` may be null (then Delete and Stats answer SYSTEM_ERROR);
+  // `register_routes` may be empty (no name servers: changes are answered at once).
+  TopicService(TopicConfigManager& topics, RequestRegistration register_routes,
                MessageStore* store = nullptr, ConsumerOffsetManager* offsets = nullptr)
       : topics_(topics),
-        on_topic_changed_(std::move(on_topic_changed)),
+        register_routes_(std::move(register_routes)),
         store_(store),
         offsets_(offsets) {}
 
-  Verdict CreateOrUpdate(const TopicConfig& config);
+  // UPDATE_AND_CREATE_TOPIC. With `later`: nullopt when `later` will answer (see the file
+  // comment). The registration is requested even when nothing changed (as Java), so a
+  // name server that missed an earlier round learns the topic.
+  std::optional<Verdict> CreateOrUpdate(const TopicConfig& config, AnswerLater later);
+  Verdict CreateOrUpdate(const TopicConfig& config) { return *CreateOrUpdate(config, nullptr); }
   // A broker-named system topic (the reply topic, the cluster and broker names) that
   // CreateOrUpdate and Delete refuse, beside the fixed ones of system_topics.h. Call
   // before serving.
   void AddSystemTopic(std::string name) { extra_system_topics_.push_back(std::move(name)); }
 
-  // DELETE_TOPIC_IN_BROKER (see the file comment).
-  Verdict Delete(std::string_view topic);
+  // DELETE_TOPIC_IN_BROKER (see the file comment); `later` as CreateOrUpdate's (an
+  // unknown topic changes no route and is answered at once).
+  std::optional<Verdict> Delete(std::string_view topic, AnswerLater later);
+  Verdict Delete(std::string_view topic) { return *Delete(topic, nullptr); }
 
   // GET_TOPIC_STATS_INFO: per write queue, min and max offset and the store time of the
   // message at max - 1 (0 for an empty queue). kTopicNotExist "topic[T] not exist".
@@ -63,10 +78,13 @@ class TopicService {
 
  private:
   bool IsExtraSystemTopic(std::string_view name) const;
+  // Requests the round; answers `verdict` through `later` after it (nullopt), or returns
+  // it when there is nobody to wait for.
+  std::optional<Verdict> AnswerAfterRound(Verdict verdict, AnswerLater later);
 
   std::vector<std::string> extra_system_topics_;
   TopicConfigManager& topics_;
-  const std::function<void()> on_topic_changed_;
+  const RequestRegistration register_routes_;
   MessageStore* const store_;
   ConsumerOffsetManager* const offsets_;
 };

@@ -8,18 +8,21 @@ namespace rocketstore::broker {
 namespace {
 
 // A key of any family: puts use (a = topic, c = type), gets and retries (a = topic,
-// b = group). Looked up through KeyView so the hot path builds no string.
+// b = group), get latency (a = topic, b = group, q = queue id). Looked up through KeyView
+// so the hot path builds no string.
 struct KeyView {
   std::string_view a;
   std::string_view b;
   uint8_t c = 0;
+  int32_t q = 0;
 };
 
 struct Key {
   std::string a;
   std::string b;
   uint8_t c = 0;
-  KeyView view() const { return {a, b, c}; }
+  int32_t q = 0;
+  KeyView view() const { return {a, b, c, q}; }
 };
 
 struct KeyHash {
@@ -27,7 +30,8 @@ struct KeyHash {
   size_t operator()(const KeyView& k) const noexcept {
     const size_t h1 = std::hash<std::string_view>{}(k.a);
     const size_t h2 = std::hash<std::string_view>{}(k.b);
-    return h1 ^ (h2 * 0x9E3779B97F4A7C15ull) ^ (size_t{k.c} << 1);
+    return h1 ^ (h2 * 0x9E3779B97F4A7C15ull) ^ (size_t{k.c} << 1) ^
+           (static_cast<size_t>(static_cast<uint32_t>(k.q)) * 0xC2B2AE3D27D4EB4Full);
   }
   size_t operator()(const Key& k) const noexcept { return (*this)(k.view()); }
 };
@@ -35,7 +39,7 @@ struct KeyHash {
 struct KeyEq {
   using is_transparent = void;
   static bool Eq(const KeyView& x, const KeyView& y) {
-    return x.c == y.c && x.a == y.a && x.b == y.b;
+    return x.c == y.c && x.q == y.q && x.a == y.a && x.b == y.b;
   }
   bool operator()(const Key& x, const Key& y) const { return Eq(x.view(), y.view()); }
   bool operator()(const Key& x, const KeyView& y) const { return Eq(x.view(), y); }
@@ -61,6 +65,9 @@ struct GetCell {
 };
 struct RetryCell {
   Counter send_backs, to_dlq;
+};
+struct LatencyCell {
+  Counter pulls, latency_ms;
 };
 
 size_t BucketOf(uint64_t size) {
@@ -89,13 +96,14 @@ struct BrokerStats::Shard {
   Family<PutCell> puts;
   Family<GetCell> gets;
   Family<RetryCell> retries;
+  Family<LatencyCell> latency;
 };
 
 struct BrokerStats::Registry {
   std::mutex mu;
   std::vector<std::unique_ptr<Shard>> shards;
   // The distinct keys admitted so far per family, across threads.
-  std::unordered_set<Key, KeyHash, KeyEq> put_keys, get_keys, retry_keys;
+  std::unordered_set<Key, KeyHash, KeyEq> put_keys, get_keys, retry_keys, latency_keys;
 };
 
 namespace {
@@ -108,7 +116,7 @@ Cell& CellFor(Family<Cell>& f, std::mutex& shard_mu, const KeyView& k, std::mute
               std::atomic<uint64_t>& dropped) {
   if (auto it = f.owned.find(k); it != f.owned.end()) return *it->second;
   if (auto it = f.folded.find(k); it != f.folded.end()) return *it->second;
-  Key key{std::string(k.a), std::string(k.b), k.c};
+  Key key{std::string(k.a), std::string(k.b), k.c, k.q};
   bool admit;
   {
     std::lock_guard<std::mutex> l(reg_mu);
@@ -203,6 +211,15 @@ void BrokerStats::OnGet(std::string_view topic, std::string_view group, uint32_t
   c.requests.Add(1);
 }
 
+void BrokerStats::OnGetLatency(std::string_view topic, std::string_view group, int32_t queue_id,
+                               int64_t latency_ms) {
+  Shard& s = LocalShard();
+  LatencyCell& c = CellFor(s.latency, s.mu, KeyView{topic, group, 0, queue_id}, registry_->mu,
+                           registry_->latency_keys, max_keys_, dropped_);
+  c.pulls.Add(1);
+  c.latency_ms.Add(latency_ms > 0 ? static_cast<uint64_t>(latency_ms) : 0);
+}
+
 void BrokerStats::OnSendBack(std::string_view topic, std::string_view group, bool to_dlq) {
   Shard& s = LocalShard();
   RetryCell& c = CellFor(s.retries, s.mu, KeyView{topic, group, 0}, registry_->mu,
@@ -234,8 +251,18 @@ StatsSnapshot BrokerStats::Collect() const {
     t.send_backs += c.send_backs.Get();
     t.to_dlq += c.to_dlq.Get();
   };
+  auto add_latency = [](LatencyTotals& t, const LatencyCell& c) {
+    t.pulls += c.pulls.Get();
+    t.latency_ms += c.latency_ms.Get();
+  };
   for (Shard* s : shards) {
     std::lock_guard<std::mutex> l(s->mu);
+    for (const auto& [k, c] : s->latency.owned) {
+      add_latency(out.get_latency[{k.a, k.b, k.q}], *c);
+    }
+    if (s->latency.overflow_used) {
+      add_latency(out.get_latency[{overflow, overflow, -1}], s->latency.overflow);
+    }
     for (const auto& [k, c] : s->puts.owned) add_put(out.puts[{k.a, MessageType(k.c)}], *c);
     if (s->puts.overflow_used)
       add_put(out.puts[{overflow, MessageType::kNormal}], s->puts.overflow);

@@ -12,6 +12,10 @@
 //           rocketmq_messages_out_total, rocketmq_throughput_out_total)
 //   send-backs and DLQ moves per (topic, group) — RetryService (SNDBCK_PUT_NUMS,
 //           rocketmq_send_to_dlq_messages_total)
+//   get latency per (topic, group, queue id): pulls that found messages and the
+//           milliseconds the broker took to serve each (from the pull's processing start
+//           to its result), as RocketMQ 4.9.8's PullMessageProcessor.incGroupGetLatency —
+//           PullService (GROUP_GET_LATENCY, key queueId@topic@group)
 //
 // The hot path takes no lock and allocates nothing once a key has been seen on a thread:
 // every thread that counts has its own shard (a map from key to cells that only it
@@ -20,9 +24,9 @@
 // has not seen, and by readers (Collect) to walk the map.
 //
 // Cardinality is bounded: at most `max_keys` distinct keys per family (puts, gets,
-// send-backs) across all threads. Counts for a key past the cap go to one overflow cell
-// per family, reported under the key `kOverflowKey`, and `dropped_keys()` counts the
-// keys that were folded in (each once per thread that saw it).
+// send-backs, get latency) across all threads. Counts for a key past the cap go to one overflow
+// cell per family, reported under the key `kOverflowKey`, and `dropped_keys()` counts the keys that
+// were folded in (each once per thread that saw it).
 //
 // Thread-safety: every method from any thread. Ownership: no references kept to the
 // caller's strings. Durability: none; the counters live in memory and start at zero.
@@ -36,6 +40,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -66,6 +71,11 @@ struct GetTotals {
   uint64_t requests = 0;
 };
 
+struct LatencyTotals {
+  uint64_t pulls = 0;       // pulls that returned messages (Java's `times`)
+  uint64_t latency_ms = 0;  // the sum of their serving times, ms (Java's `value`)
+};
+
 struct RetryTotals {
   uint64_t send_backs = 0;  // CONSUMER_SEND_MSG_BACK re-puts (to %RETRY% or %DLQ%)
   uint64_t to_dlq = 0;      // of which went to %DLQ%<group>
@@ -77,6 +87,8 @@ struct StatsSnapshot {
   std::map<std::pair<std::string, MessageType>, PutTotals> puts;
   std::map<std::pair<std::string, std::string>, GetTotals> gets;
   std::map<std::pair<std::string, std::string>, RetryTotals> retries;
+  // (topic, group, queue id)
+  std::map<std::tuple<std::string, std::string, int32_t>, LatencyTotals> get_latency;
   uint64_t dropped_keys = 0;
 
   // Sums over every key (the broker's totals).
@@ -100,6 +112,10 @@ class BrokerStats {
   void OnPut(std::string_view topic, MessageType type, uint32_t messages, uint64_t bytes);
   // One pull that returned `messages` messages of `bytes` (body + properties as stored).
   void OnGet(std::string_view topic, std::string_view group, uint32_t messages, uint64_t bytes);
+  // A pull of `topic`/`queue_id` by `group` that returned messages, served in
+  // `latency_ms` (negative counts as 0).
+  void OnGetLatency(std::string_view topic, std::string_view group, int32_t queue_id,
+                    int64_t latency_ms);
   // A consumer's send-back of a message of `topic` (the original topic); `to_dlq` when it
   // went to the dead-letter queue.
   void OnSendBack(std::string_view topic, std::string_view group, bool to_dlq);

@@ -69,6 +69,12 @@ void StatsSampler::RunOnce(int64_t now_ms) {
     broker_get.value += static_cast<int64_t>(t.messages);
     get_bytes += t.bytes;
   }
+  for (const auto& [key, t] : snap.get_latency) {
+    // enableDetailStat (Java's default): queueId@topic@group.
+    readings[{"GROUP_GET_LATENCY", std::to_string(std::get<2>(key)) + "@" + std::get<0>(key) + "@" +
+                                       std::get<1>(key)}] = {static_cast<int64_t>(t.pulls),
+                                                             static_cast<int64_t>(t.latency_ms)};
+  }
   for (const auto& [key, t] : snap.retries) {
     readings[{"SNDBCK_PUT_NUMS", key.first + "@" + key.second}] = {
         static_cast<int64_t>(t.send_backs), static_cast<int64_t>(t.send_backs)};

@@ -15,7 +15,16 @@
 // Stats names and keys (BrokerStatsManager's):
 //   TOPIC_PUT_NUMS, TOPIC_PUT_SIZE                 key = topic
 //   GROUP_GET_NUMS, GROUP_GET_SIZE, SNDBCK_PUT_NUMS key = topic@group
+//   GROUP_GET_LATENCY                              key = queueId@topic@group (Java's key
+//       with enableDetailStat, its default): times = pulls that returned messages, value
+//       = their serving ms, so avgpt is the average serving time in ms
 //   BROKER_PUT_NUMS, BROKER_GET_NUMS               key = the broker's cluster name
+// Answered "not exist", as by Java 4.9.8's 315: GROUP_GET_FALL_SIZE and
+// GROUP_GET_FALL_TIME (MomentStatsItemSets there, only logged, not in the table 315
+// reads), GROUP_GET_FROM_DISK_* and BROKER_GET_FROM_DISK_* (registered, never counted).
+// Not kept, unlike Java: QUEUE_PUT_NUMS / QUEUE_PUT_SIZE (topic@queueId; counted there
+// for sends and the schedule topic's send-backs) and QUEUE_GET_NUMS / QUEUE_GET_SIZE
+// (the delay-level deliveries), which no admin tool reads; 315 answers "not exist".
 //
 // Broker-wide rates (StoreStatsService's putTps / getTransferedTps over 10, 60 and 600
 // seconds, GET_BROKER_RUNTIME_INFO 28): one sample per step kept for 601 s.

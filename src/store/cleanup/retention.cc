@@ -70,9 +70,9 @@ RetentionService::RetentionService(CommitLog& commit_log, ConsumeQueueTable& con
       options_(Clamped(std::move(options))),
       disk_usage_(disk_usage ? std::move(disk_usage) : FileSystemDiskUsage(fs)) {}
 
-void RetentionService::CheckDisk(RetentionReport* report) {
+void RetentionService::CheckDisk(const RetentionOptions& o, RetentionReport* report) {
   std::vector<std::string> paths = {commit_log_.options().dir};
-  if (!options_.consume_queue_dir.empty()) paths.push_back(options_.consume_queue_dir);
+  if (!o.consume_queue_dir.empty()) paths.push_back(o.consume_queue_dir);
   bool any_known = false;
   bool all_at_most_forced = true;
   for (const std::string& path : paths) {
@@ -88,39 +88,40 @@ void RetentionService::CheckDisk(RetentionReport* report) {
       report->disk_path = path;
     }
     any_known = true;
-    if (r > options_.disk_space_warning_level_ratio / 100.0) {
+    if (r > o.disk_space_warning_level_ratio / 100.0) {
       if (!report->disk_full) {
         health_.SetDiskFull("disk usage " + std::to_string(Percent(r)) + "% of " + path +
                             " exceeds diskSpaceWarningLevelRatio " +
-                            std::to_string(options_.disk_space_warning_level_ratio) +
+                            std::to_string(o.disk_space_warning_level_ratio) +
                             "%: the store accepts no writes until space is freed");
       }
       report->disk_full = true;
       report->clean_immediately = true;
-    } else if (r > options_.disk_space_clean_forcibly_ratio / 100.0) {
+    } else if (r > o.disk_space_clean_forcibly_ratio / 100.0) {
       report->clean_immediately = true;
     }
-    if (r > options_.disk_space_clean_forcibly_ratio / 100.0) all_at_most_forced = false;
-    if (r > options_.disk_max_used_space_ratio / 100.0) report->space_full = true;
+    if (r > o.disk_space_clean_forcibly_ratio / 100.0) all_at_most_forced = false;
+    if (r > o.disk_max_used_space_ratio / 100.0) report->space_full = true;
   }
   if (any_known && all_at_most_forced) health_.ClearDiskFull();
 }
 
-Status RetentionService::DeleteSegments(bool triggered, RetentionReport* report) {
+Status RetentionService::DeleteSegments(const RetentionOptions& o, bool triggered,
+                                        RetentionReport* report) {
   if (!triggered) {
     report->stop_reason = "no trigger";
     return Status::OK();
   }
-  const bool at_once = options_.clean_file_forcibly_enable && report->clean_immediately;
+  const bool at_once = o.clean_file_forcibly_enable && report->clean_immediately;
   const int64_t now = clock_.NowMillis();
   const std::vector<std::shared_ptr<MappedFile>> files = commit_log_.segments().Files();
   PhysicalOffset delete_before;
   int count = 0;
   const std::optional<PhysicalOffset> keep_from =
-      options_.keep_from ? std::optional<PhysicalOffset>(options_.keep_from()) : std::nullopt;
+      o.keep_from ? std::optional<PhysicalOffset>(o.keep_from()) : std::nullopt;
   report->stop_reason = "active segment";
   for (size_t i = 0; i + 1 < files.size(); ++i) {  // never the last (active) segment
-    if (count >= options_.delete_files_batch_max) {
+    if (count >= o.delete_files_batch_max) {
       report->stop_reason = "batch max";
       break;
     }
@@ -130,7 +131,7 @@ Status RetentionService::DeleteSegments(bool triggered, RetentionReport* report)
     }
     if (!at_once) {
       RS_ASSIGN_OR_RETURN(FileInfo info, fs_.Stat(files[i]->path()));
-      if (now < info.mtime_millis + options_.file_reserved_time_ms) {
+      if (now < info.mtime_millis + o.file_reserved_time_ms) {
         report->stop_reason = "not expired";
         break;
       }
@@ -149,9 +150,9 @@ Status RetentionService::DeleteSegments(bool triggered, RetentionReport* report)
   return removed.status();
 }
 
-Status RetentionService::CleanQueuesAndIndex(RetentionReport* report) {
+Status RetentionService::CleanQueuesAndIndex(RetentionReport* report, bool force) {
   const PhysicalOffset min = commit_log_.MinOffset();
-  if (min.value() <= last_cleaned_min_) return Status::OK();
+  if (!force && min.value() <= last_cleaned_min_) return Status::OK();
   Status first_error;
   Status s = consume_queues_.ForEach([&](ConsumeQueue& cq) {
     const size_t before = cq.file_count();
@@ -176,11 +177,64 @@ Status RetentionService::CleanQueuesAndIndex(RetentionReport* report) {
   return first_error;
 }
 
+void RetentionService::RequestQueueClean(QueueCleanDone done) {
+  std::lock_guard<std::mutex> l(request_mu_);
+  queue_cleans_.push_back(std::move(done));
+}
+
+bool RetentionService::HasQueueCleanRequests() const {
+  std::lock_guard<std::mutex> l(request_mu_);
+  return !queue_cleans_.empty();
+}
+
+void RetentionService::AbandonQueueCleans(const Status& why) {
+  std::vector<QueueCleanDone> abandoned;
+  {
+    std::lock_guard<std::mutex> l(request_mu_);
+    abandoned.swap(queue_cleans_);
+  }
+  for (QueueCleanDone& d : abandoned) d(why);
+}
+
+RetentionOptions RetentionService::options() const {
+  std::lock_guard<std::mutex> l(options_mu_);
+  return options_;
+}
+
+void RetentionService::UpdateOptions(const RetentionOptions& next) {
+  std::lock_guard<std::mutex> l(options_mu_);
+  RetentionOptions o = options_;
+  o.file_reserved_time_ms = next.file_reserved_time_ms;
+  o.delete_when = next.delete_when;
+  o.disk_max_used_space_ratio = next.disk_max_used_space_ratio;
+  o.disk_space_clean_forcibly_ratio = next.disk_space_clean_forcibly_ratio;
+  o.disk_space_warning_level_ratio = next.disk_space_warning_level_ratio;
+  o.delete_files_batch_max = next.delete_files_batch_max;
+  o.clean_file_forcibly_enable = next.clean_file_forcibly_enable;
+  options_ = Clamped(std::move(o));
+}
+
+void RetentionService::RequestManualDelete() {
+  int runs;
+  {
+    std::lock_guard<std::mutex> l(options_mu_);
+    runs = options_.manual_delete_runs;
+  }
+  manual_runs_.store(runs);
+}
+
 Result<RetentionReport> RetentionService::RunOnce() {
   std::lock_guard<std::mutex> l(run_mu_);
+  const RetentionOptions o = options();  // this round's settings
+  // The requests this round answers: those made before it started.
+  std::vector<QueueCleanDone> cleans;
+  {
+    std::lock_guard<std::mutex> r(request_mu_);
+    cleans.swap(queue_cleans_);
+  }
   RetentionReport report;
-  CheckDisk(&report);
-  report.time_up = IsDeleteHour(options_.delete_when, LocalHour(clock_.NowMillis()));
+  CheckDisk(o, &report);
+  report.time_up = IsDeleteHour(o.delete_when, LocalHour(clock_.NowMillis()));
   int pending = manual_runs_.load();
   report.manual = pending > 0;
   // A disk above the forced ratio cleans at once even without another trigger (5.x).
@@ -190,19 +244,21 @@ Result<RetentionReport> RetentionService::RunOnce() {
     while (pending > 0 && !manual_runs_.compare_exchange_weak(pending, pending - 1)) {
     }
   }
-  Status seg = DeleteSegments(triggered, &report);
-  Status cq = CleanQueuesAndIndex(&report);
+  Status seg = DeleteSegments(o, triggered, &report);
+  Status cq = CleanQueuesAndIndex(&report, !cleans.empty());
   report.commit_log_min = commit_log_.MinOffset();
   // Space was freed: re-check at once so a full store resumes writes without waiting a
   // whole interval.
   if (report.disk_full && !report.deleted_segments.empty()) {
     RetentionReport recheck;
-    CheckDisk(&recheck);
+    CheckDisk(o, &recheck);
     report.disk_full = recheck.disk_full;
   }
-  if (!seg.ok()) return seg;
-  if (!cq.ok()) return cq;
-  return report;
+  Result<RetentionReport> result = !seg.ok()  ? Result<RetentionReport>(seg)
+                                   : !cq.ok() ? Result<RetentionReport>(cq)
+                                              : Result<RetentionReport>(report);
+  for (QueueCleanDone& d : cleans) d(result);
+  return result;
 }
 
 }  // namespace rocketstore

@@ -27,6 +27,10 @@
 //      0): every ConsumeQueue drops its files whose last unit points below m and corrects
 //      its min offset (ConsumeQueue::DeleteFilesBelow), then the index drops files whose
 //      endPhyOffset < m (IndexService::DeleteFilesBelow). A failure is retried next run.
+// A queue-clean request (RequestQueueClean, CLEAN_EXPIRED_CONSUMEQUEUE 306) makes the next
+// RunOnce, after the steps above, do step 4 again whatever the last minimum was — so files
+// left below the minimum (a step 4 that failed, files left by a crash between a segment
+// deletion and its step 4) go — and then answer the request with that round's report.
 // After a deletion, a reader that asks for a removed range gets an error: CommitLog::Read
 // kNotFound, GetMessage OFFSET_TOO_SMALL with the new min as next begin offset. Readers
 // holding a CommitLogBytes / UnitRange keep valid bytes (the mapping lives on).
@@ -37,8 +41,9 @@
 // and lets a fine CQ path clear DISK_FULL set by a full commit-log path).
 //
 // Thread-safety: RunOnce from one thread at a time (serialised internally);
-// RequestManualDelete from any thread. Ownership: every reference passed to the
-// constructor (and `index`, when not null) must outlive the service.
+// RequestManualDelete, RequestQueueClean, AbandonQueueCleans, options and UpdateOptions
+// from any thread. Ownership: every
+// reference passed to the constructor (and `index`, when not null) must outlive the service.
 #pragma once
 
 #include <atomic>
@@ -119,17 +124,32 @@ class RetentionService {
 
   // RocketMQ's executeDeleteFilesManually: the next options.manual_delete_runs runs
   // delete expired segments whatever the hour and disk usage.
-  void RequestManualDelete() { manual_runs_.store(options_.manual_delete_runs); }
+  void RequestManualDelete();
   int pending_manual_runs() const { return manual_runs_.load(); }
 
-  const RetentionOptions& options() const { return options_; }
+  // Queue cleaning on request (see the file comment): `done` gets the report of the next
+  // RunOnce (or its error), on the thread running it; it must not block.
+  using QueueCleanDone = std::function<void(Result<RetentionReport>)>;
+  void RequestQueueClean(QueueCleanDone done);
+  bool HasQueueCleanRequests() const;
+  // Answers every waiting request with `why` (the runner stopped).
+  void AbandonQueueCleans(const Status& why);
+
+  // The settings the next round uses.
+  RetentionOptions options() const;
+  // UPDATE_BROKER_CONFIG: the next round uses `next`'s file_reserved_time_ms, delete_when,
+  // the three disk ratios, delete_files_batch_max and clean_file_forcibly_enable (clamped
+  // as at construction); its other members are ignored. A round under way keeps the
+  // settings it started with.
+  void UpdateOptions(const RetentionOptions& next);
   // Whether `hour` (0..23) is in the ';'-separated list `delete_when` ("04", "1;4", "04;16").
   static bool IsDeleteHour(const std::string& delete_when, int hour);
 
  private:
-  void CheckDisk(RetentionReport* report);
-  Status DeleteSegments(bool triggered, RetentionReport* report);
-  Status CleanQueuesAndIndex(RetentionReport* report);
+  void CheckDisk(const RetentionOptions& o, RetentionReport* report);
+  Status DeleteSegments(const RetentionOptions& o, bool triggered, RetentionReport* report);
+  // `force`: even when the commit-log minimum has not risen since the last clean.
+  Status CleanQueuesAndIndex(RetentionReport* report, bool force);
 
   CommitLog& commit_log_;
   ConsumeQueueTable& consume_queues_;
@@ -137,12 +157,15 @@ class RetentionService {
   StoreHealth& health_;
   FileSystem& fs_;
   Clock& clock_;
-  const RetentionOptions options_;
+  mutable std::mutex options_mu_;
+  RetentionOptions options_;  // GUARDED_BY(options_mu_)
   const DiskUsageSource disk_usage_;
 
   std::mutex run_mu_;  // one RunOnce at a time
   std::atomic<int> manual_runs_{0};
   int64_t last_cleaned_min_ = 0;  // GUARDED_BY(run_mu_): commit-log min of the last step 4
+  mutable std::mutex request_mu_;
+  std::vector<QueueCleanDone> queue_cleans_;  // GUARDED_BY(request_mu_)
 };
 
 }  // namespace rocketstore

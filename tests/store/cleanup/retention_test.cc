@@ -453,6 +453,75 @@ TEST_F(RetentionTest, QueueAndIndexFilesGoOnceTheirCommitLogDataIsGone) {
   EXPECT_EQ(again.index_files_deleted, 0);
 }
 
+// CLEAN_EXPIRED_CONSUMEQUEUE (306): a queue-clean request is answered by the next round
+// with its report, after that round removed the queue and index files below the
+// commit log's minimum — also when no trigger deletes a segment in that round (the
+// segments went another way); a second request in a later round finds nothing left.
+TEST_F(RetentionTest, QueueCleanRequestIsAnsweredByTheNextRoundAfterItsFilesAreGone) {
+  StoreOptions o = Options();
+  o.consume_queue_units_per_file = 16;
+  o.index_hash_slot_num = 16;
+  o.index_num = 32;
+  OpenStore(o);
+  FillSegments(6);
+  ASSERT_OK(store_->RunDispatchStep());
+  auto cq = store_->consume_queues().Find("TopicTest", 0);
+  ASSERT_NE(cq, nullptr);
+  const size_t cq_files_before = cq->file_count();
+  const size_t index_files_before = store_->index()->file_count();
+  // Three segments go without a retention round (noon: no trigger).
+  ASSERT_OK_AND_ASSIGN(
+      int removed, store_->commit_log().segments().RemoveFilesBefore(PhysicalOffset(3 * kSegment)));
+  ASSERT_EQ(removed, 3);
+  auto service = Service();
+  std::vector<Result<RetentionReport>> answers;
+  service->RequestQueueClean([&](Result<RetentionReport> r) { answers.push_back(std::move(r)); });
+  EXPECT_TRUE(service->HasQueueCleanRequests());
+  EXPECT_TRUE(answers.empty());  // nothing before the round
+  ASSERT_OK_AND_ASSIGN(RetentionReport round, service->RunOnce());
+  EXPECT_TRUE(round.deleted_segments.empty());  // no trigger: no segment
+  ASSERT_EQ(answers.size(), 1u);
+  ASSERT_OK(answers[0].status());
+  EXPECT_GT(answers[0]->consume_queue_files_deleted, 0);
+  EXPECT_GT(answers[0]->index_files_deleted, 0);
+  EXPECT_EQ(cq->file_count(), cq_files_before - answers[0]->consume_queue_files_deleted);
+  EXPECT_EQ(store_->index()->file_count(), index_files_before - answers[0]->index_files_deleted);
+  EXPECT_GE(store_->index()->Files().front()->end_phy_offset(), 3 * kSegment);
+  EXPECT_FALSE(service->HasQueueCleanRequests());
+
+  service->RequestQueueClean([&](Result<RetentionReport> r) { answers.push_back(std::move(r)); });
+  ASSERT_OK(service->RunOnce().status());
+  ASSERT_EQ(answers.size(), 2u);
+  ASSERT_OK(answers[1].status());
+  EXPECT_EQ(answers[1]->consume_queue_files_deleted, 0);
+  EXPECT_EQ(answers[1]->index_files_deleted, 0);
+}
+
+TEST_F(RetentionTest, QueueCleanRequestsStillWaitingAreAbandonedWithTheReason) {
+  OpenStore();
+  auto service = Service();
+  std::vector<Status> answers;
+  for (int i = 0; i < 2; ++i) {
+    service->RequestQueueClean([&](Result<RetentionReport> r) { answers.push_back(r.status()); });
+  }
+  service->AbandonQueueCleans(Unavailable("closing"));
+  ASSERT_EQ(answers.size(), 2u);
+  for (const Status& s : answers) EXPECT_THAT(s, StatusIs(StatusCode::kUnavailable));
+  ASSERT_OK(service->RunOnce().status());
+  EXPECT_EQ(answers.size(), 2u);  // nobody answered twice
+}
+
+// Without background services the request runs on the caller's thread.
+TEST_F(RetentionTest, StoreWithoutServicesCleansQueuesOnTheCallersThread) {
+  OpenStore();
+  bool answered = false;
+  store_->CleanConsumeQueuesNow([&](Result<RetentionReport> r) {
+    EXPECT_TRUE(r.ok());
+    answered = true;
+  });
+  EXPECT_TRUE(answered);
+}
+
 TEST_F(RetentionTest, AReaderKeepsItsBytesAndANewReadOfARemovedRangeIsAnError) {
   OpenStore();
   FillSegments(3);
