@@ -58,6 +58,29 @@ TEST(BrokerStatsTest, GetsAndSendBacksAreKeyedByTopicAndGroup) {
   EXPECT_EQ(s.retries.at({"T", "g1"}).to_dlq, 1u);
 }
 
+TEST(BrokerStatsTest, TimersAndTransactionsAreKeyedByTopic) {
+  BrokerStats stats;
+  stats.OnTimerEnqueue("T");
+  stats.OnTimerEnqueue("T");
+  stats.OnTimerEnqueue("T");
+  stats.OnTimerDequeue("T", /*settles=*/true);
+  stats.OnTimerDequeue("T", /*settles=*/false);  // filed before the start
+  stats.OnTimerRecalled("T");
+  stats.OnTimerDequeue("U", /*settles=*/false);
+  stats.OnTransactionEnd("X", true);
+  stats.OnTransactionEnd("X", false);
+  stats.OnTransactionEnd("X", true);
+  StatsSnapshot s = stats.Collect();
+  ASSERT_EQ(s.timers.size(), 2u);
+  EXPECT_EQ(s.timers.at("T").enqueued, 3u);
+  EXPECT_EQ(s.timers.at("T").dequeued, 2u);
+  EXPECT_EQ(s.timers.at("T").settled, 2u);
+  EXPECT_EQ(s.timers.at("T").Timing(), 1u);
+  EXPECT_EQ(s.timers.at("U").Timing(), 0u);  // never below zero
+  EXPECT_EQ(s.transactions.at("X").committed, 2u);
+  EXPECT_EQ(s.transactions.at("X").rolled_back, 1u);
+}
+
 TEST(BrokerStatsTest, KeysPastTheCapAreFoldedIntoTheOverflowKeyAndCounted) {
   BrokerStats stats(2);
   stats.OnPut("a", MessageType::kNormal, 1, 1);

@@ -111,6 +111,7 @@ class MetricsFamiliesTest : public ::testing::Test {
     auto id = format::DecodeOffsetMsgId(r.FindField("msgId").value_or(""));
     EXPECT_TRUE(id.ok());
     last_queue_offset_ = std::stoll(std::string(r.FindField("queueOffset").value_or("-1")));
+    last_recall_handle_ = std::string(r.FindField("recallHandle").value_or(""));
     return id.ok() ? id->physical_offset : -1;
   }
   void EndTransaction(int64_t commit_log_offset, int64_t queue_offset, int32_t how) {
@@ -147,6 +148,7 @@ class MetricsFamiliesTest : public ::testing::Test {
   std::unique_ptr<Broker> broker_;
   net::RemotingClient producer_, consumer_;
   int64_t last_queue_offset_ = -1;
+  std::string last_recall_handle_;
 };
 
 TEST_F(MetricsFamiliesTest, EveryPerScrapeFamilyHasExactlyTheExpectedSeries) {
@@ -183,10 +185,16 @@ TEST_F(MetricsFamiliesTest, EveryPerScrapeFamilyHasExactlyTheExpectedSeries) {
   }));
   // The third half is learned from the half queue once dispatched (the service's step).
   ASSERT_TRUE(WaitFor([&] { return broker_->transactions()->Pending().size() == 1; }));
-  // Timers: one due in 500 ms, one in 60 s. A delay-level message (level 2, 5 s).
-  Send("TM",
-       "TIMER_DELAY_MS\x01"
-       "500\x02");
+  // Timers: one due in 500 ms, one in 800 ms recalled at once, one in 60 s. A delay-level
+  // message (level 2, 5 s).
+  Send("TM", std::string("TIMER_DELAY_MS\x01") + "500\x02");
+  Send("TM", std::string("TIMER_DELAY_MS\x01") + "800\x02");
+  ASSERT_FALSE(last_recall_handle_.empty());
+  RemotingCommand recall = protocol::MakeRequest(RequestCode::kRecallMessage);
+  recall.SetField("producerGroup", "PG");
+  recall.SetField("topic", "TM");
+  recall.SetField("recallHandle", last_recall_handle_);
+  ASSERT_EQ(Call(producer_, std::move(recall)).code, 0);
   Send("TM",
        "TIMER_DELAY_SEC\x01"
        "60\x02");
@@ -228,13 +236,17 @@ TEST_F(MetricsFamiliesTest, EveryPerScrapeFamilyHasExactlyTheExpectedSeries) {
   EXPECT_EQ(Family(text, "rocketmq_storage_message_reserve_time"), (Series{{local, "2000"}}));
 
   EXPECT_EQ(Family(text, "rocketmq_half_messages"), (Series{{"{topic=\"TX\"}", "1"}}));
-  EXPECT_EQ(Family(text, "rocketmq_commit_messages_total"), (Series{{"{}", "1"}}));
-  EXPECT_EQ(Family(text, "rocketmq_rollback_messages_total"), (Series{{"{}", "1"}}));
+  EXPECT_EQ(Family(text, "rocketmq_commit_messages_total"), (Series{{"{topic=\"TX\"}", "1"}}));
+  EXPECT_EQ(Family(text, "rocketmq_rollback_messages_total"), (Series{{"{topic=\"TX\"}", "1"}}));
   EXPECT_EQ(Family(text, "rocketstore_transaction_checks_total"), (Series{{"{}", "0"}}));
 
-  EXPECT_EQ(Family(text, "rocketmq_timer_dequeue_total"), (Series{{"{}", "1"}}));
+  // Three timers of TM filed: one delivered, one recalled, one pending.
+  const std::string tm = "{topic=\"TM\"}";
+  EXPECT_EQ(Family(text, "rocketmq_timer_enqueue_total"), (Series{{tm, "3"}}));
+  EXPECT_EQ(Family(text, "rocketmq_timer_dequeue_total"), (Series{{tm, "1"}}));
+  EXPECT_EQ(Family(text, "rocketmq_timing_messages"), (Series{{tm, "1"}}));
   EXPECT_EQ(Family(text, "rocketmq_timer_dequeue_latency"), (Series{{"{}", "0"}}));
-  EXPECT_EQ(Family(text, "rocketstore_timer_recalled_total"), (Series{{"{}", "0"}}));
+  EXPECT_EQ(Family(text, "rocketstore_timer_recalled_total"), (Series{{"{}", "1"}}));
   const timer::TimerIndexStats ts = broker_->timer_index()->Stats();
   EXPECT_EQ(Family(text, "rocketstore_timer_entries_in_memory"),
             (Series{{"{}", std::to_string(ts.in_memory)}}));

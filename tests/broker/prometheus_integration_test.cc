@@ -19,6 +19,7 @@
 //   (rate(rocketmq_rpc_latency_bucket{request_code="310"}[1m])))
 //                                                                           in (0, 3000] ms
 //   rocketstore_delay_messages{delay_level="18"}                            == 1
+//   sum by (topic) (rocketmq_timing_messages)                               == {PromTimer: 1}
 #include <gtest/gtest.h>
 #include <httplib.h>
 #include <rapidjson/document.h>
@@ -291,6 +292,12 @@ TEST_F(PrometheusIntegrationTest, PromQlSeesProducedConsumedAndLag) {
   EXPECT_GT(*p99, 0);
   EXPECT_LE(*p99, 3000);
   EXPECT_EQ(WaitFor(prom, "rocketstore_delay_messages{delay_level=\"18\"}", 1), 1);
+  std::map<std::string, double> timing;
+  for (int i = 0; i < 600 && timing != std::map<std::string, double>{{"PromTimer", 1}}; ++i) {
+    if (i > 0) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    timing = QueryBy(prom, "sum by (topic) (rocketmq_timing_messages)", "topic");
+  }
+  EXPECT_EQ(timing, (std::map<std::string, double>{{"PromTimer", 1}}));
   EXPECT_EQ(serve.Terminate(), 0);
 
   // Start-up printed every endpoint and the store's state, as key=value lines.

@@ -62,6 +62,12 @@ struct GetCell {
 struct RetryCell {
   Counter send_backs, to_dlq;
 };
+struct TimerCell {
+  Counter enqueued, dequeued, settled;
+};
+struct TransactionCell {
+  Counter committed, rolled_back;
+};
 
 size_t BucketOf(uint64_t size) {
   for (size_t i = 0; i < kMessageSizeBuckets.size(); ++i) {
@@ -89,13 +95,16 @@ struct BrokerStats::Shard {
   Family<PutCell> puts;
   Family<GetCell> gets;
   Family<RetryCell> retries;
+  Family<TimerCell> timers;
+  Family<TransactionCell> transactions;
 };
 
 struct BrokerStats::Registry {
   std::mutex mu;
   std::vector<std::unique_ptr<Shard>> shards;
   // The distinct keys admitted so far per family, across threads.
-  std::unordered_set<Key, KeyHash, KeyEq> put_keys, get_keys, retry_keys;
+  std::unordered_set<Key, KeyHash, KeyEq> put_keys, get_keys, retry_keys, timer_keys,
+      transaction_keys;
 };
 
 namespace {
@@ -211,6 +220,35 @@ void BrokerStats::OnSendBack(std::string_view topic, std::string_view group, boo
   if (to_dlq) c.to_dlq.Add(1);
 }
 
+void BrokerStats::OnTimerEnqueue(std::string_view topic) {
+  Shard& s = LocalShard();
+  CellFor(s.timers, s.mu, KeyView{topic, {}, 0}, registry_->mu, registry_->timer_keys, max_keys_,
+          dropped_)
+      .enqueued.Add(1);
+}
+
+void BrokerStats::OnTimerDequeue(std::string_view topic, bool settles) {
+  Shard& s = LocalShard();
+  TimerCell& c = CellFor(s.timers, s.mu, KeyView{topic, {}, 0}, registry_->mu,
+                         registry_->timer_keys, max_keys_, dropped_);
+  c.dequeued.Add(1);
+  if (settles) c.settled.Add(1);
+}
+
+void BrokerStats::OnTimerRecalled(std::string_view topic) {
+  Shard& s = LocalShard();
+  CellFor(s.timers, s.mu, KeyView{topic, {}, 0}, registry_->mu, registry_->timer_keys, max_keys_,
+          dropped_)
+      .settled.Add(1);
+}
+
+void BrokerStats::OnTransactionEnd(std::string_view topic, bool committed) {
+  Shard& s = LocalShard();
+  TransactionCell& c = CellFor(s.transactions, s.mu, KeyView{topic, {}, 0}, registry_->mu,
+                               registry_->transaction_keys, max_keys_, dropped_);
+  (committed ? c.committed : c.rolled_back).Add(1);
+}
+
 StatsSnapshot BrokerStats::Collect() const {
   StatsSnapshot out;
   std::vector<Shard*> shards;
@@ -234,6 +272,15 @@ StatsSnapshot BrokerStats::Collect() const {
     t.send_backs += c.send_backs.Get();
     t.to_dlq += c.to_dlq.Get();
   };
+  auto add_timer = [](TimerTotals& t, const TimerCell& c) {
+    t.enqueued += c.enqueued.Get();
+    t.dequeued += c.dequeued.Get();
+    t.settled += c.settled.Get();
+  };
+  auto add_tx = [](TransactionTotals& t, const TransactionCell& c) {
+    t.committed += c.committed.Get();
+    t.rolled_back += c.rolled_back.Get();
+  };
   for (Shard* s : shards) {
     std::lock_guard<std::mutex> l(s->mu);
     for (const auto& [k, c] : s->puts.owned) add_put(out.puts[{k.a, MessageType(k.c)}], *c);
@@ -245,6 +292,10 @@ StatsSnapshot BrokerStats::Collect() const {
     if (s->retries.overflow_used) {
       add_retry(out.retries[{overflow, overflow}], s->retries.overflow);
     }
+    for (const auto& [k, c] : s->timers.owned) add_timer(out.timers[k.a], *c);
+    if (s->timers.overflow_used) add_timer(out.timers[overflow], s->timers.overflow);
+    for (const auto& [k, c] : s->transactions.owned) add_tx(out.transactions[k.a], *c);
+    if (s->transactions.overflow_used) add_tx(out.transactions[overflow], s->transactions.overflow);
   }
   out.dropped_keys = dropped_.load(std::memory_order_relaxed);
   return out;

@@ -12,6 +12,13 @@
 //           rocketmq_messages_out_total, rocketmq_throughput_out_total)
 //   send-backs and DLQ moves per (topic, group) — RetryService (SNDBCK_PUT_NUMS,
 //           rocketmq_send_to_dlq_messages_total)
+//   timers  per real topic: timer messages filed (SendService, after the store accepted
+//           the timer record: rocketmq_timer_enqueue_total), delivered (TimerService:
+//           rocketmq_timer_dequeue_total) and, of the ones filed since this start,
+//           delivered or recalled (rocketmq_timing_messages = filed - settled)
+//   transactions per real topic: commits and rollbacks by END_TRANSACTION
+//           (TransactionService: rocketmq_commit_messages_total,
+//           rocketmq_rollback_messages_total)
 //
 // The hot path takes no lock and allocates nothing once a key has been seen on a thread:
 // every thread that counts has its own shard (a map from key to cells that only it
@@ -20,8 +27,8 @@
 // has not seen, and by readers (Collect) to walk the map.
 //
 // Cardinality is bounded: at most `max_keys` distinct keys per family (puts, gets,
-// send-backs) across all threads. Counts for a key past the cap go to one overflow cell
-// per family, reported under the key `kOverflowKey`, and `dropped_keys()` counts the
+// send-backs, timers, transactions) across all threads. Counts for a key past the cap go to one
+// overflow cell per family, reported under the key `kOverflowKey`, and `dropped_keys()` counts the
 // keys that were folded in (each once per thread that saw it).
 //
 // Thread-safety: every method from any thread. Ownership: no references kept to the
@@ -71,12 +78,27 @@ struct RetryTotals {
   uint64_t to_dlq = 0;      // of which went to %DLQ%<group>
 };
 
+struct TimerTotals {
+  uint64_t enqueued = 0;  // timer records stored by producers' sends since the start
+  uint64_t dequeued = 0;  // timers delivered to their topic (filed before the start or not)
+  uint64_t settled = 0;   // of the `enqueued` ones: delivered or recalled
+  // Filed since the start and not yet delivered or recalled.
+  uint64_t Timing() const { return enqueued > settled ? enqueued - settled : 0; }
+};
+
+struct TransactionTotals {
+  uint64_t committed = 0;
+  uint64_t rolled_back = 0;
+};
+
 // Everything counted so far, summed over the threads. Keys: puts (topic, type), gets
-// and retries (topic, group).
+// and retries (topic, group), timers and transactions (topic).
 struct StatsSnapshot {
   std::map<std::pair<std::string, MessageType>, PutTotals> puts;
   std::map<std::pair<std::string, std::string>, GetTotals> gets;
   std::map<std::pair<std::string, std::string>, RetryTotals> retries;
+  std::map<std::string, TimerTotals> timers;
+  std::map<std::string, TransactionTotals> transactions;
   uint64_t dropped_keys = 0;
 
   // Sums over every key (the broker's totals).
@@ -103,6 +125,15 @@ class BrokerStats {
   // A consumer's send-back of a message of `topic` (the original topic); `to_dlq` when it
   // went to the dead-letter queue.
   void OnSendBack(std::string_view topic, std::string_view group, bool to_dlq);
+  // A timer message of `topic` (its real topic) was filed in the timer index.
+  void OnTimerEnqueue(std::string_view topic);
+  // A timer of `topic` was delivered; `settles` when it was filed since the start (it
+  // then leaves rocketmq_timing_messages).
+  void OnTimerDequeue(std::string_view topic, bool settles);
+  // A timer of `topic` filed since the start was recalled before it fell due.
+  void OnTimerRecalled(std::string_view topic);
+  // END_TRANSACTION committed (or rolled back) a half of `topic` (its real topic).
+  void OnTransactionEnd(std::string_view topic, bool committed);
 
   StatsSnapshot Collect() const;
   uint64_t dropped_keys() const { return dropped_.load(std::memory_order_relaxed); }
