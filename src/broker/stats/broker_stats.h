@@ -27,12 +27,19 @@
 // has not seen, and by readers (Collect) to walk the map.
 //
 // Cardinality is bounded: at most `max_keys` distinct keys per family (puts, gets,
-// send-backs, timers, transactions) across all threads. Counts for a key past the cap go to one
-// overflow cell per family, reported under the key `kOverflowKey`, and `dropped_keys()` counts the
-// keys that were folded in (each once per thread that saw it).
+// send-backs, timers, transactions) across all threads. Counts for a key past the cap go
+// to one overflow cell per family and thread, reported under the key `kOverflowKey`, and
+// `dropped_keys()` counts the keys that were folded in, each once per thread that saw it.
+// The over-cap path is cheap too: a thread remembers the keys it folded by 64-bit hash in
+// a fixed table (32 KiB per family, allocated at its first fold), so a remembered key
+// costs a hash probe, no lock, no allocation. A thread that has folded more than 3072
+// keys of one family remembers no more: each message of a further key then takes the
+// registry's mutex (still no allocation) and is counted in `dropped_keys()` again, so in
+// that case the count is an upper bound of the distinct keys.
 //
 // Thread-safety: every method from any thread. Ownership: no references kept to the
-// caller's strings. Durability: none; the counters live in memory and start at zero.
+// caller's strings (PutKey views the BrokerStats' own copy). Durability: none; the counters live in
+// memory and start at zero.
 #pragma once
 
 #include <array>
@@ -120,6 +127,19 @@ class BrokerStats {
   // One put request that stored `messages` messages of `bytes` in total (a batch is one
   // request; its messages are put in the histogram at their average size).
   void OnPut(std::string_view topic, MessageType type, uint32_t messages, uint64_t bytes);
+
+  // A put's key, looked up on the sending thread so that the put can be counted later —
+  // on another thread (a SYNC_FLUSH send completes on the flusher) — without copying the
+  // topic: `topic` views this BrokerStats' own copy of it (or kOverflowKey), valid as long
+  // as the BrokerStats. ResolvePut may admit the key (as OnPut would); OnPut(PutKey)
+  // counts like OnPut(topic, ...) on the calling thread.
+  struct PutKey {
+    std::string_view topic;
+    MessageType type = MessageType::kNormal;
+    bool overflow = false;  // past the cap when resolved: counted under kOverflowKey
+  };
+  PutKey ResolvePut(std::string_view topic, MessageType type);
+  void OnPut(const PutKey& key, uint32_t messages, uint64_t bytes);
   // One pull that returned `messages` messages of `bytes` (body + properties as stored).
   void OnGet(std::string_view topic, std::string_view group, uint32_t messages, uint64_t bytes);
   // A consumer's send-back of a message of `topic` (the original topic); `to_dlq` when it
