@@ -4,7 +4,6 @@
 #include <array>
 #include <map>
 #include <optional>
-#include <set>
 #include <utility>
 #include <vector>
 
@@ -97,34 +96,49 @@ struct GroupLag {
   int64_t oldest_unconsumed_ms = -1;  // store time of the first unconsumed message
 };
 
+// Computes at most `w.max_series()` (topic, group) series: the pairs are walked in key
+// order in chunks, and once the cap is reached the rest are counted as left out without
+// being evaluated (no consume stats, no store reads). The count is then an upper bound:
+// it includes pairs GET_CONSUME_STATS would have skipped.
 void WriteConsumerLag(PromTextWriter& w, const MetricsSources& src, int64_t now_ms) {
   // (topic, group) → what the group's queues of the topic hold. The queues and their
   // offsets are GET_CONSUME_STATS' (208, the console's and the CLI's): every read queue of
   // the topic, 0 for one without a commit, topics skipped by Java's rules.
+  constexpr size_t kChunk = 256;
   std::map<std::pair<std::string, std::string>, GroupLag> lags;
-  std::set<std::pair<std::string, std::string>> pairs;
-  for (const auto& e : src.offsets->Snapshot()) pairs.insert({e.topic, e.group});
-  for (const auto& [topic, group] : pairs) {
-    std::vector<QueueConsumeStat> queues;
-    if (src.consume_stats != nullptr) {
-      queues = src.consume_stats->ConsumeStats(group, topic).queues;
-    }
-    if (queues.empty()) continue;  // skipped as 208 skips it: no series
-    GroupLag& g = lags[{topic, group}];
-    for (const QueueConsumeStat& q : queues) {
-      const int64_t max = q.broker_offset;
-      const int64_t committed = q.consumer_offset;
-      const int64_t lag = std::max<int64_t>(0, max - committed);
-      g.lag += lag;
-      int64_t pulled = src.offsets->QueryPull(group, topic, q.queue_id);
-      if (pulled < committed) pulled = committed;  // nothing handed out past the commit
-      pulled = std::min(pulled, max);
-      g.inflight += pulled - std::min(committed, pulled);
-      g.ready += std::max<int64_t>(0, max - pulled);
-      if (lag > 0) {
-        auto t = src.store->GetMessageStoreTime(topic, q.queue_id, QueueOffset(committed));
-        if (t.ok() && (g.oldest_unconsumed_ms < 0 || *t < g.oldest_unconsumed_ms)) {
-          g.oldest_unconsumed_ms = *t;
+  std::string after;  // the key ("topic@group") of the last pair evaluated
+  size_t not_evaluated = 0;
+  for (bool more = true; more;) {
+    const auto chunk = src.offsets->PairsAfter(after, kChunk);
+    more = chunk.size() == kChunk;
+    for (const auto& [topic, group] : chunk) {
+      if (lags.size() >= w.max_series()) {
+        not_evaluated = src.offsets->CountPairsAfter(after);
+        more = false;
+        break;
+      }
+      after = topic + "@" + group;
+      std::vector<QueueConsumeStat> queues;
+      if (src.consume_stats != nullptr) {
+        queues = src.consume_stats->ConsumeStats(group, topic).queues;
+      }
+      if (queues.empty()) continue;  // skipped as 208 skips it: no series
+      GroupLag& g = lags[{topic, group}];
+      for (const QueueConsumeStat& q : queues) {
+        const int64_t max = q.broker_offset;
+        const int64_t committed = q.consumer_offset;
+        const int64_t lag = std::max<int64_t>(0, max - committed);
+        g.lag += lag;
+        int64_t pulled = src.offsets->QueryPull(group, topic, q.queue_id);
+        if (pulled < committed) pulled = committed;  // nothing handed out past the commit
+        pulled = std::min(pulled, max);
+        g.inflight += pulled - std::min(committed, pulled);
+        g.ready += std::max<int64_t>(0, max - pulled);
+        if (lag > 0) {
+          auto t = src.store->GetMessageStoreTime(topic, q.queue_id, QueueOffset(committed));
+          if (t.ok() && (g.oldest_unconsumed_ms < 0 || *t < g.oldest_unconsumed_ms)) {
+            g.oldest_unconsumed_ms = *t;
+          }
         }
       }
     }
@@ -133,6 +147,7 @@ void WriteConsumerLag(PromTextWriter& w, const MetricsSources& src, int64_t now_
     for (const auto& [k, g] : lags) {
       w.Sample({{"topic", k.first}, {"consumer_group", k.second}}, value(g));
     }
+    w.CountDropped(not_evaluated);
   };
   w.Family("rocketmq_consumer_lag_messages", "gauge",
            "Messages stored but not yet committed by the consumer group (max offset - committed "
