@@ -183,6 +183,8 @@ TEST_F(PrometheusIntegrationTest, PromQlSeesProducedConsumedAndLag) {
   o.store_dir = dir_.path() + "/store";
   o.log_file = dir_.path() + "/rocketstore.log";
   o.metrics_port = metrics_port;
+  const uint16_t console_port = testing::FreeLoopbackPort();
+  o.console_listen = "127.0.0.1:" + std::to_string(console_port);
   testing::ServeProcess serve(o);
   ASSERT_TRUE(serve.Start().ok());
   ASSERT_TRUE(testing::WaitForLoopbackPort(metrics_port, 10000));
@@ -309,7 +311,15 @@ TEST_F(PrometheusIntegrationTest, PromQlSeesProducedConsumedAndLag) {
       << log;
   EXPECT_NE(log.find("rocketstore: broker listening name=broker-a"), std::string::npos);
   EXPECT_NE(log.find("rocketstore: name server listening endpoint="), std::string::npos);
-  EXPECT_NE(log.find("rocketstore: store state last_exit="), std::string::npos);
+  EXPECT_NE(log.find("rocketstore: store state last_exit=\"clean shutdown\" commitlog_min=0 "),
+            std::string::npos);
+  EXPECT_NE(log.find("rocketstore: web console url=http://127.0.0.1:" +
+                     std::to_string(console_port) + "/ read_only=false"),
+            std::string::npos);
+  // The shutdown: the store's health change, then the clean stop.
+  EXPECT_NE(log.find("store: not writable reason=shut_down error=\"the store is shut down\""),
+            std::string::npos);
+  EXPECT_NE(log.find("rocketstore: broker stopped cleanly"), std::string::npos);
 }
 
 }  // namespace
