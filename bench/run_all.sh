@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 B=build/release/bench
 for cmd in "commitlog_append --seconds 3" "consume_read" "index_query --keys 1000000" \
-           "broker_produce_consume --seconds 3"; do
+           "broker_produce_consume --seconds 3" "metrics_counting --calls 5000000 --rounds 3"; do
   echo
   echo "=== bench/${cmd}"
   # shellcheck disable=SC2086

@@ -139,7 +139,7 @@ std::unique_ptr<Broker> StartBroker(const BrokerOptions& b) {
   if (store.last_exit() != LastExit::kClean) {
     const IndexRecoveryReport& ir = store.index_recovery_report();
     RS_LOG_WARN(
-        "rocketstore: the last run did not shut down cleanly last_exit={} recovered=\"{}\" "
+        "rocketstore: the last run did not shut down cleanly last_exit=\"{}\" recovered=\"{}\" "
         "index_files_cut_by_undo={} index_files_rebuilt={}",
         LastExitName(store.last_exit()), store.recovery_report().Summary(), ir.files_cut_by_undo,
         ir.files_rebuilt);

@@ -167,6 +167,8 @@ void Broker::BuildServices() {
     TimerServiceOptions to;
     to.broker_name = options_.broker_name;
     to.max_delay_sec = options_.timer_max_delay_sec;
+    to.stats = counting;
+    to.started_at_offset = store_->MaxPhysicalOffset().value();
     const std::string log_dir = layout::CommitLogDir(options_.store.root_dir);
     timer_service_ = std::make_unique<TimerService>(
         clock_, *timer_index_, *reput_,
@@ -187,6 +189,7 @@ void Broker::BuildServices() {
   to.tick_ms = std::min<int64_t>(1000, std::max<int64_t>(1, to.check_interval_ms));
   transactions_ = std::make_unique<TransactionService>(to, *store_, *reput_, *producers_,
                                                        topics_.get(), clock_);
+  transactions_->set_stats(counting);
   PullService::Options po;
   po.long_polling = options_.long_polling;
   po.short_polling_ms = options_.short_polling_ms;

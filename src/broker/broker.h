@@ -113,6 +113,8 @@ class Broker {
   uint16_t metrics_port() const { return metrics_server_ ? metrics_server_->port() : 0; }
   std::string RenderMetrics() const;
   const RpcStats& rpc_stats() const { return *rpc_stats_; }
+  // The timer index (owned by the store; null before Start or with the timer wheel off).
+  const timer::TimerIndex* timer_index() const { return timer_index_; }
 
  private:
   Status OpenStoreAndConfig();

@@ -4,10 +4,30 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <new>
 #include <thread>
 #include <vector>
 
 #include "broker/stats/stats_sampler.h"
+
+// Allocations made by the calling thread (operator new replaced for this test binary), so
+// a test can show a path allocates nothing.
+namespace {
+thread_local uint64_t t_allocations = 0;
+}  // namespace
+
+// Out of line, so that GCC does not see free() meet a `new` result (-Wmismatched-new-delete).
+__attribute__((noinline)) void* operator new(std::size_t n) {
+  ++t_allocations;
+  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
+  throw std::bad_alloc();
+}
+__attribute__((noinline)) void* operator new[](std::size_t n) { return operator new(n); }
+__attribute__((noinline)) void operator delete(void* p) noexcept { std::free(p); }
+__attribute__((noinline)) void operator delete[](void* p) noexcept { std::free(p); }
+__attribute__((noinline)) void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+__attribute__((noinline)) void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
 
 namespace rocketstore::broker {
 namespace {
@@ -58,6 +78,29 @@ TEST(BrokerStatsTest, GetsAndSendBacksAreKeyedByTopicAndGroup) {
   EXPECT_EQ(s.retries.at({"T", "g1"}).to_dlq, 1u);
 }
 
+TEST(BrokerStatsTest, TimersAndTransactionsAreKeyedByTopic) {
+  BrokerStats stats;
+  stats.OnTimerEnqueue("T");
+  stats.OnTimerEnqueue("T");
+  stats.OnTimerEnqueue("T");
+  stats.OnTimerDequeue("T", /*settles=*/true);
+  stats.OnTimerDequeue("T", /*settles=*/false);  // filed before the start
+  stats.OnTimerRecalled("T");
+  stats.OnTimerDequeue("U", /*settles=*/false);
+  stats.OnTransactionEnd("X", true);
+  stats.OnTransactionEnd("X", false);
+  stats.OnTransactionEnd("X", true);
+  StatsSnapshot s = stats.Collect();
+  ASSERT_EQ(s.timers.size(), 2u);
+  EXPECT_EQ(s.timers.at("T").enqueued, 3u);
+  EXPECT_EQ(s.timers.at("T").dequeued, 2u);
+  EXPECT_EQ(s.timers.at("T").settled, 2u);
+  EXPECT_EQ(s.timers.at("T").Timing(), 1u);
+  EXPECT_EQ(s.timers.at("U").Timing(), 0u);  // never below zero
+  EXPECT_EQ(s.transactions.at("X").committed, 2u);
+  EXPECT_EQ(s.transactions.at("X").rolled_back, 1u);
+}
+
 TEST(BrokerStatsTest, KeysPastTheCapAreFoldedIntoTheOverflowKeyAndCounted) {
   BrokerStats stats(2);
   stats.OnPut("a", MessageType::kNormal, 1, 1);
@@ -73,6 +116,80 @@ TEST(BrokerStatsTest, KeysPastTheCapAreFoldedIntoTheOverflowKeyAndCounted) {
   EXPECT_EQ(s.dropped_keys, 2u);
   EXPECT_EQ(stats.dropped_keys(), 2u);
   EXPECT_EQ(s.TotalPutMessages(), 7u);  // nothing lost, only folded
+}
+
+// Past the cap: a key counts once in dropped_keys (not once per message), and neither a
+// remembered over-cap key nor a new one allocates anything once the thread's table of
+// folded keys exists.
+TEST(BrokerStatsTest, OverCapKeysCountOnceAndAllocateNothing) {
+  BrokerStats stats(2);
+  stats.OnPut("a", MessageType::kNormal, 1, 1);
+  stats.OnPut("b", MessageType::kNormal, 1, 1);
+  stats.OnPut("first-key-past-the-cap", MessageType::kNormal, 1, 1);  // allocates the table
+  std::vector<std::string> topics;
+  for (int i = 0; i < 1000; ++i) topics.push_back("a-rather-long-topic-name-" + std::to_string(i));
+  const uint64_t before = t_allocations;
+  for (int round = 0; round < 3; ++round) {
+    for (const std::string& t : topics) stats.OnPut(t, MessageType::kNormal, 2, 10);
+  }
+  stats.OnPut("a", MessageType::kNormal, 1, 1);  // an admitted key seen before
+  EXPECT_EQ(t_allocations - before, 0u);
+  StatsSnapshot s = stats.Collect();
+  EXPECT_EQ(s.dropped_keys, 1001u);  // keys, not the 3001 messages
+  EXPECT_EQ(s.puts.size(), 3u);      // a, b, __overflow__
+  EXPECT_EQ(s.puts.at({std::string(BrokerStats::kOverflowKey), MessageType::kNormal}).messages,
+            1u + 3 * 1000 * 2);
+  EXPECT_EQ(s.TotalPutMessages(), 4u + 6000u);
+}
+
+// A thread remembers at most 3072 folded keys per family; a further key is folded each
+// time and counted each time (the documented upper bound), the remembered ones once.
+TEST(BrokerStatsTest, PastTheRememberedKeysEachMessageOfANewKeyCountsAgain) {
+  BrokerStats stats(1);
+  stats.OnGet("admitted", "g", 1, 1);
+  std::vector<std::string> topics;
+  for (int i = 0; i < 4000; ++i) topics.push_back("t" + std::to_string(i));
+  for (const std::string& t : topics) stats.OnGet(t, "g", 1, 1);
+  EXPECT_EQ(stats.dropped_keys(), 4000u);
+  for (int i = 0; i < 10; ++i) stats.OnGet(topics[i], "g", 1, 1);  // remembered
+  EXPECT_EQ(stats.dropped_keys(), 4000u);
+  stats.OnGet(topics[3999], "g", 1, 1);  // not remembered
+  EXPECT_EQ(stats.dropped_keys(), 4001u);
+  const uint64_t before = t_allocations;
+  stats.OnGet(topics[3999], "g", 1, 1);
+  EXPECT_EQ(t_allocations - before, 0u);  // the registry's mutex, no allocation
+  StatsSnapshot s = stats.Collect();
+  EXPECT_EQ(s.gets.size(), 2u);
+  EXPECT_EQ(s.TotalGetMessages(), 1u + 4000 + 10 + 2);
+}
+
+// A SYNC_FLUSH send resolves its key on the I/O thread and counts on the flusher: the
+// key views BrokerStats' own copy, so the request's topic may be gone by then (ASan
+// checks), and past the cap the count still goes to the overflow cell.
+TEST(BrokerStatsTest, AResolvedPutKeyCountsOnAnotherThreadWithoutTheCallersString) {
+  BrokerStats stats(1);
+  BrokerStats::PutKey key, over;
+  {
+    std::string topic = "a-topic-name-longer-than-the-small-string-buffer";
+    key = stats.ResolvePut(topic, MessageType::kFifo);
+    std::string other = "another-topic-name-longer-than-the-small-string-buffer";
+    over = stats.ResolvePut(other, MessageType::kNormal);
+  }
+  EXPECT_FALSE(key.overflow);
+  EXPECT_TRUE(over.overflow);
+  std::thread([&] {
+    stats.OnPut(key, 3, 30);  // this thread's first count: its shard and cell are made
+    const uint64_t before = t_allocations;
+    stats.OnPut(over, 1, 10);  // the overflow cell: nothing to look up
+    stats.OnPut(key, 1, 10);
+    EXPECT_EQ(t_allocations - before, 0u);
+  }).join();
+  StatsSnapshot s = stats.Collect();
+  EXPECT_EQ(
+      s.puts.at({"a-topic-name-longer-than-the-small-string-buffer", MessageType::kFifo}).messages,
+      4u);
+  EXPECT_EQ(s.puts.at({std::string(BrokerStats::kOverflowKey), MessageType::kNormal}).messages, 1u);
+  EXPECT_EQ(s.dropped_keys, 1u);
 }
 
 TEST(BrokerStatsTest, TheCapCountsDistinctKeysAcrossThreads) {

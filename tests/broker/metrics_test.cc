@@ -192,6 +192,98 @@ TEST(BrokerMetricsTest, AnUnwritableStoreShowsItsReasonAsOneWord) {
   (void)(*store)->Close();
 }
 
+// The lag families stop computing at the cap: pairs past it are counted as left out
+// without being evaluated — C@g, whose topic has no config (GET_CONSUME_STATS skips it,
+// no series), is counted among them, which only an unevaluated pair can be.
+TEST(BrokerMetricsTest, LagStopsComputingAtTheCapAndCountsTheRest) {
+  FakeClock clock;
+  FaultInjectionFileSystem fs(clock);
+  StoreOptions o;
+  o.root_dir = "/store";
+  o.commit_log_segment_size = 64 * 1024;
+  o.index_hash_slot_num = 256;
+  o.index_num = 4096;
+  o.consume_queue_units_per_file = 1024;
+  o.reserve_chunk_bytes = 4096;
+  o.prefault_window_bytes = 4096;
+  o.start_background_services = false;
+  auto store = MessageStore::Open(o, fs, clock);
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  TopicConfigManager topics(fs, clock, "/store/config/topics.json");
+  for (const char* name : {"A", "B", "D"}) {
+    TopicConfig t;
+    t.name = name;
+    t.read_queue_nums = t.write_queue_nums = 1;
+    topics.Upsert(t);
+  }
+  ConsumerOffsetManager offsets(fs, clock, "/store/config/consumerOffset.json");
+  for (const char* topic : {"A", "B", "C", "D"}) offsets.Commit("g", topic, 0, 0);
+  SubscriptionGroupManager groups(fs, clock, "/store/config/subscriptionGroup.json");
+  ConsumerManager consumers(clock, {});
+  ConsumeStatsService consume(clock, "b", **store, topics, offsets, groups, consumers, nullptr);
+  MetricsSources src;
+  src.cluster = "C";
+  src.node_id = "b";
+  src.store = store->get();
+  src.offsets = &offsets;
+  src.consume_stats = &consume;
+  const std::string common = "cluster=\"C\",node_type=\"broker\",node_id=\"b\"";
+  auto lag_line = [&](const char* topic) {
+    return "rocketmq_consumer_lag_messages{" + common + ",topic=\"" + topic +
+           "\",consumer_group=\"g\"} 0\n";
+  };
+
+  std::string text = RenderBrokerMetrics(src, /*max_series=*/2);
+  EXPECT_TRUE(Contains(text, lag_line("A"))) << text;
+  EXPECT_TRUE(Contains(text, lag_line("B")));
+  EXPECT_FALSE(Contains(text, "topic=\"D\""));
+  for (const char* family :
+       {"rocketmq_consumer_lag_messages", "rocketmq_consumer_lag_latency",
+        "rocketmq_consumer_inflight_messages", "rocketmq_consumer_ready_messages"}) {
+    EXPECT_TRUE(Contains(
+        text, "rocketmq_metrics_dropped_label_sets{" + common + ",metric=\"" + family + "\"} 2\n"))
+        << family << "\n"
+        << text;
+  }
+
+  // Room for every pair: C is evaluated and skipped (no series), nothing is left out.
+  text = RenderBrokerMetrics(src, /*max_series=*/3);
+  EXPECT_TRUE(Contains(text, lag_line("D"))) << text;
+  EXPECT_FALSE(Contains(text, "topic=\"C\""));
+  EXPECT_FALSE(Contains(text, "metric=\"rocketmq_consumer_lag_messages\"")) << text;
+
+  // More pairs than one chunk of the walk (256): every one is evaluated once.
+  for (int i = 0; i < 300; ++i) offsets.Commit("h" + std::to_string(1000 + i), "A", 0, 0);
+  text = RenderBrokerMetrics(src, /*max_series=*/1000);
+  size_t series = 0;
+  for (size_t at = 0;
+       (at = text.find("\nrocketmq_consumer_lag_messages{", at)) != std::string::npos; ++at) {
+    ++series;
+  }
+  EXPECT_EQ(series, 303u);  // A@g, A@h*, B@g, D@g
+  text = RenderBrokerMetrics(src, /*max_series=*/300);
+  EXPECT_TRUE(Contains(text, "rocketmq_metrics_dropped_label_sets{" + common +
+                                 ",metric=\"rocketmq_consumer_lag_messages\"} 4\n"))
+      << text;  // A@h1299, B@g, C@g, D@g
+  ASSERT_TRUE((*store)->Close().ok());
+}
+
+// Past one chunk (256 pairs) of the offset table: the walk resumes after the last pair.
+TEST(BrokerMetricsTest, LagWalksTheOffsetTableInChunks) {
+  FakeClock clock;
+  FaultInjectionFileSystem fs(clock);
+  ConsumerOffsetManager offsets(fs, clock, "/c.json");
+  for (int i = 0; i < 600; ++i) offsets.Commit("g" + std::to_string(1000 + i), "T", 0, 1);
+  auto first = offsets.PairsAfter("", 256);
+  ASSERT_EQ(first.size(), 256u);
+  EXPECT_EQ(first.front(), (std::pair<std::string, std::string>{"T", "g1000"}));
+  auto next = offsets.PairsAfter(first.back().first + "@" + first.back().second, 1000);
+  ASSERT_EQ(next.size(), 600u - 256u);
+  EXPECT_EQ(next.front().second, "g1256");
+  EXPECT_EQ(offsets.CountPairsAfter(""), 600u);
+  EXPECT_EQ(offsets.CountPairsAfter("T@g1597"), 2u);
+}
+
 std::string Fetch(httplib::Client& c, const std::string& method, const std::string& path,
                   int* status) {
   httplib::Result r = method == "GET"    ? c.Get(path.c_str())

@@ -3,12 +3,23 @@
 // Prometheus started by the test on another free port scraping it every second. The test
 // produces 15 messages to two queues over the remoting protocol, pulls one queue (10
 // messages), commits offsets 4 and 0, and then asks Prometheus's HTTP API (PromQL):
+//   up{job="rocketstore"}                                                   == 1
 //   sum(rocketmq_messages_in_total{topic="PromT"})                          == 15
 //   sum(rocketmq_messages_out_total{topic="PromT",consumer_group="PromG"})  == 10
 //   sum(rocketmq_consumer_lag_messages{topic="PromT",consumer_group="PromG"}) == 11
 //   sum(rocketmq_consumer_inflight_messages{...})                           == 6
-//   sum(rocketmq_rpc_latency_count{request_code="310"})                     >= 15
-//   up{job="rocketstore"}                                                   == 1
+//   sum(rocketmq_consumer_ready_messages{...})                              == 5
+//   sum(rocketmq_rpc_latency_count{request_code="310"}) >= bool 15          == 1
+//   rocketstore_storage_writable                                            == 1
+// Then, while Prometheus scrapes, 5 more messages to PromT, a timer message (an hour
+// ahead) to PromTimer and a delay-level-18 message (2 h) to PromDelay:
+//   sum by (topic) (rocketmq_messages_in_total)     == {PromT: 20, PromTimer: 1, PromDelay: 1}
+//   sum(rate(rocketmq_messages_in_total{topic="PromT"}[1m])) > bool 0       == 1
+//   histogram_quantile(0.99, sum by (le)
+//   (rate(rocketmq_rpc_latency_bucket{request_code="310"}[1m])))
+//                                                                           in (0, 3000] ms
+//   rocketstore_delay_messages{delay_level="18"}                            == 1
+//   sum by (topic) (rocketmq_timing_messages)                               == {PromTimer: 1}
 #include <gtest/gtest.h>
 #include <httplib.h>
 #include <rapidjson/document.h>
@@ -18,8 +29,11 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <fstream>
+#include <functional>
 #include <iterator>
+#include <map>
 #include <thread>
 
 #include "net/remoting_client.h"
@@ -85,10 +99,12 @@ class PrometheusIntegrationTest : public ::testing::Test {
     return r.ok() ? std::move(r).value() : RemotingCommand{};
   }
 
-  RemotingCommand Send(int queue, const std::string& body) {
+  RemotingCommand Send(int queue, const std::string& body, const std::string& topic = "PromT",
+                       const std::string& properties = "") {
     RemotingCommand req = protocol::MakeRequest(RequestCode::kSendMessageV2);
     req.SetField("a", "PromP");
-    req.SetField("b", "PromT");
+    req.SetField("b", topic);
+    if (!properties.empty()) req.SetField("i", properties);
     req.SetField("c", "TBW102");
     req.SetIntField("d", 4);
     req.SetIntField("e", queue);
@@ -118,13 +134,37 @@ class PrometheusIntegrationTest : public ::testing::Test {
     return std::stod(result[0]["value"][1].GetString());
   }
 
+  // A PromQL instant query's results as (value of `label`) -> value; empty on any error.
+  std::map<std::string, double> QueryBy(httplib::Client& prom, const std::string& promql,
+                                        const std::string& label) {
+    std::map<std::string, double> out;
+    auto r = prom.Get("/api/v1/query", httplib::Params{{"query", promql}}, httplib::Headers{});
+    if (!r || r->status != 200) return out;
+    rapidjson::Document d;
+    d.Parse(r->body.c_str());
+    if (d.HasParseError() || !d.HasMember("data")) return out;
+    const auto& result = d["data"]["result"];
+    if (!result.IsArray()) return out;
+    for (const auto& e : result.GetArray()) {
+      const auto& metric = e["metric"];
+      const std::string key =
+          metric.HasMember(label.c_str()) ? metric[label.c_str()].GetString() : "";
+      out[key] = std::stod(e["value"][1].GetString());
+    }
+    return out;
+  }
+
   // Polls (up to 60 s: Prometheus starts, then scrapes every second) until `promql` gives
   // `want`; the last value seen otherwise.
   std::optional<double> WaitFor(httplib::Client& prom, const std::string& promql, double want) {
+    return WaitUntil(prom, promql, [want](double v) { return v == want; });
+  }
+  std::optional<double> WaitUntil(httplib::Client& prom, const std::string& promql,
+                                  const std::function<bool(double)>& good) {
     std::optional<double> v;
     for (int i = 0; i < 600; ++i) {
       v = Query(prom, promql);
-      if (v && *v == want) return v;
+      if (v && good(*v)) return v;
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
     return v;
@@ -143,6 +183,8 @@ TEST_F(PrometheusIntegrationTest, PromQlSeesProducedConsumedAndLag) {
   o.store_dir = dir_.path() + "/store";
   o.log_file = dir_.path() + "/rocketstore.log";
   o.metrics_port = metrics_port;
+  const uint16_t console_port = testing::FreeLoopbackPort();
+  o.console_listen = "127.0.0.1:" + std::to_string(console_port);
   testing::ServeProcess serve(o);
   ASSERT_TRUE(serve.Start().ok());
   ASSERT_TRUE(testing::WaitForLoopbackPort(metrics_port, 10000));
@@ -227,6 +269,37 @@ TEST_F(PrometheusIntegrationTest, PromQlSeesProducedConsumedAndLag) {
   EXPECT_EQ(WaitFor(prom, "sum(rocketmq_rpc_latency_count{request_code=\"310\"}) >= bool 15", 1),
             1);
   EXPECT_EQ(WaitFor(prom, "rocketstore_storage_writable", 1), 1);
+
+  // Counters that move while Prometheus watches: rate() sees the increase.
+  for (int i = 0; i < 5; ++i) ASSERT_EQ(Send(1, "late" + std::to_string(i)).code, 0);
+  ASSERT_EQ(Send(0, "timer", "PromTimer", std::string("TIMER_DELAY_SEC\x01") + "3600\x02").code, 0);
+  ASSERT_EQ(Send(0, "delayed", "PromDelay", std::string("DELAY\x01") + "18\x02").code, 0);
+  const std::map<std::string, double> want_in = {{"PromT", 20}, {"PromTimer", 1}, {"PromDelay", 1}};
+  std::map<std::string, double> in_by_topic;
+  for (int i = 0; i < 600 && in_by_topic != want_in; ++i) {
+    if (i > 0) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    in_by_topic = QueryBy(prom, "sum by (topic) (rocketmq_messages_in_total)", "topic");
+  }
+  EXPECT_EQ(in_by_topic, want_in);
+  EXPECT_EQ(WaitFor(prom, "sum(rate(rocketmq_messages_in_total{topic=\"PromT\"}[1m])) > bool 0", 1),
+            1);
+  // Sends take well under 3 s, and a quantile in the +Inf bucket is reported as the largest
+  // finite bound (3000), so the 99th percentile lies in (0, 3000] ms.
+  const std::optional<double> p99 =
+      WaitUntil(prom,
+                "histogram_quantile(0.99, sum by (le) "
+                "(rate(rocketmq_rpc_latency_bucket{request_code=\"310\"}[1m])))",
+                [](double v) { return std::isfinite(v); });
+  ASSERT_TRUE(p99.has_value());
+  EXPECT_GT(*p99, 0);
+  EXPECT_LE(*p99, 3000);
+  EXPECT_EQ(WaitFor(prom, "rocketstore_delay_messages{delay_level=\"18\"}", 1), 1);
+  std::map<std::string, double> timing;
+  for (int i = 0; i < 600 && timing != std::map<std::string, double>{{"PromTimer", 1}}; ++i) {
+    if (i > 0) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    timing = QueryBy(prom, "sum by (topic) (rocketmq_timing_messages)", "topic");
+  }
+  EXPECT_EQ(timing, (std::map<std::string, double>{{"PromTimer", 1}}));
   EXPECT_EQ(serve.Terminate(), 0);
 
   // Start-up printed every endpoint and the store's state, as key=value lines.
@@ -238,7 +311,15 @@ TEST_F(PrometheusIntegrationTest, PromQlSeesProducedConsumedAndLag) {
       << log;
   EXPECT_NE(log.find("rocketstore: broker listening name=broker-a"), std::string::npos);
   EXPECT_NE(log.find("rocketstore: name server listening endpoint="), std::string::npos);
-  EXPECT_NE(log.find("rocketstore: store state last_exit="), std::string::npos);
+  EXPECT_NE(log.find("rocketstore: store state last_exit=\"clean shutdown\" commitlog_min=0 "),
+            std::string::npos);
+  EXPECT_NE(log.find("rocketstore: web console url=http://127.0.0.1:" +
+                     std::to_string(console_port) + "/ read_only=false"),
+            std::string::npos);
+  // The shutdown: the store's health change, then the clean stop.
+  EXPECT_NE(log.find("store: not writable reason=shut_down error=\"the store is shut down\""),
+            std::string::npos);
+  EXPECT_NE(log.find("rocketstore: broker stopped cleanly"), std::string::npos);
 }
 
 }  // namespace

@@ -75,12 +75,15 @@ class TimerFixture : public ::testing::Test {
       pipeline_.Add(std::make_unique<HalfMessageHook>());
       pipeline_.Add(std::make_unique<TimerHook>(clock_, hook_options_));
     }
-    send_ =
-        std::make_unique<SendService>(SendService::Options{}, *store_, topics_, pipeline_, [] {});
+    SendService::Options send_options;
+    send_options.stats = stats_;
+    send_ = std::make_unique<SendService>(send_options, *store_, topics_, pipeline_, [] {});
     reput_ = std::make_unique<Reputter>(*store_, pipeline_);
     TimerServiceOptions so;
     so.roll_check_interval_ms = 60'000;
     so.progress_interval_ms = 300;
+    so.stats = stats_;
+    so.started_at_offset = store_->MaxPhysicalOffset().value();
     timer_service_ = std::make_unique<TimerService>(
         clock_, *index_, *reput_, [this] { return store_->commit_log().FlushedOffset().value(); },
         roll_below_, so);
@@ -165,6 +168,7 @@ class TimerFixture : public ::testing::Test {
   int64_t segment_size_ = 1 << 20;
   TimerHookOptions hook_options_;
   TimerService::RollBelow roll_below_;
+  BrokerStats* stats_ = nullptr;  // counting by SendService and TimerService when set
   TopicConfigManager topics_{fs_, clock_, "/store/config/topics.json"};
   PutPipeline pipeline_;
   std::unique_ptr<MessageStore> store_;

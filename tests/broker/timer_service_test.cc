@@ -127,6 +127,58 @@ TEST_F(TimerServiceTest, PendingTimersAreDeliveredAfterACleanRestart) {
   EXPECT_EQ(DeliveryCounts(), (std::map<std::string, int>{{"days", 1}, {"later", 1}, {"soon", 1}}));
 }
 
+// rocketmq_timer_enqueue_total / _dequeue_total / rocketmq_timing_messages: per real
+// topic; timers filed before a restart are delivered (dequeue) but were never counted as
+// filed by this run, so they do not leave the timing gauge; a recall settles its timer.
+TEST_F(TimerServiceTest, TimerCountsAreByTopicAndTimingCountsOnlyThisRunsTimers) {
+  TopicConfig u;
+  u.name = "U";
+  u.read_queue_nums = u.write_queue_nums = 1;
+  topics_.Upsert(u);
+  SendAt("old", kT0 + 1000);  // filed before the restart, with no counting
+  ASSERT_OK(Step());
+  ASSERT_OK(store_->Close());
+  BrokerStats stats;
+  stats_ = &stats;
+  ASSERT_NO_FATAL_FAILURE(OpenStore());  // "the broker started": new counters
+  SendAt("a", kT0 + 2000);
+  SendResult gone = SendAt("gone", kT0 + 2000);
+  SendRequest r;  // one timer of topic U
+  r.producer_group = "P";
+  r.topic = "U";
+  r.born_timestamp = clock_.NowMillis();
+  const std::string props = "UNIQ_KEY\x01u\x02TIMER_DELIVER_MS\x01" + std::to_string(kT0 + 60000);
+  const SendEntry entry{0, "u", props};
+  r.messages = std::span<const SendEntry>(&entry, 1);
+  ASSERT_TRUE(send_->Send(RequestContext{}, r, [](SendResult) {})->stored());
+  ASSERT_OK(Step());
+  StatsSnapshot s = stats.Collect();
+  EXPECT_EQ(s.timers.at("T").enqueued, 2u);
+  EXPECT_EQ(s.timers.at("T").Timing(), 2u);
+  EXPECT_EQ(s.timers.at("U").Timing(), 1u);
+  EXPECT_EQ(s.timers.at("T").dequeued, 0u);
+
+  RunFor(1500);  // "old" is due: delivered, but it was not filed by this run
+  s = stats.Collect();
+  EXPECT_EQ(s.timers.at("T").dequeued, 1u);
+  EXPECT_EQ(s.timers.at("T").Timing(), 2u);
+
+  RecallRequest recall{"T", gone.recall_handle, "P", {}};
+  ASSERT_TRUE(timer_service_->Recall(recall, clock_.NowMillis()).verdict.ok());
+  RunFor(1500);  // "a" delivered, "gone" recalled
+  EXPECT_EQ(DeliveryCounts(), (std::map<std::string, int>{{"a", 1}, {"old", 1}}));
+  s = stats.Collect();
+  EXPECT_EQ(s.timers.at("T").enqueued, 2u);
+  EXPECT_EQ(s.timers.at("T").dequeued, 2u);
+  EXPECT_EQ(s.timers.at("T").settled, 2u);
+  EXPECT_EQ(s.timers.at("T").Timing(), 0u);
+  EXPECT_EQ(s.timers.at("U").enqueued, 1u);
+  EXPECT_EQ(s.timers.at("U").Timing(), 1u);
+  EXPECT_EQ(timer_service_->stats().recalled, 1);
+  ASSERT_OK(store_->Close());
+  stats_ = nullptr;
+}
+
 TEST(CommitLogRollBoundaryTest, FirstSegmentYoungerThanTheAgeElseTheNewest) {
   FakeClock clock(kT0);
   FaultInjectionFileSystem fs(clock);
@@ -200,6 +252,38 @@ TEST_P(TimerRollTest, FarTimerOutlivesItsSegment) {
 }
 
 INSTANTIATE_TEST_SUITE_P(WithAndWithoutRolling, TimerRollTest, ::testing::Bool());
+
+// A rolled copy is judged by the record it was rolled from: the copy of a timer filed
+// before the start does not leave the timing gauge; the copy of this run's timer does.
+class TimerRollCountTest : public TimerFixture {
+ protected:
+  void SetUp() override {
+    segment_size_ = 64 << 10;
+    roll_below_ = [this](int64_t) { return store_->MaxPhysicalOffset().value(); };
+    TimerFixture::SetUp();
+  }
+};
+
+TEST_F(TimerRollCountTest, ARolledCopyCountsAsTheTimerItWasRolledFrom) {
+  SendAt("pre", kT0 + 5 * 60 * 1000);
+  ASSERT_OK(Step());
+  ASSERT_OK(store_->Close());
+  BrokerStats stats;
+  stats_ = &stats;
+  ASSERT_NO_FATAL_FAILURE(OpenStore());
+  SendAt("new", kT0 + 5 * 60 * 1000);
+  RunFor(30000, 1000);  // one roll check: both are re-appended
+  ASSERT_EQ(timer_service_->stats().rolled, 2);
+  clock_.SetMillis(kT0 + 5 * 60 * 1000 - 1000);
+  RunFor(2000);
+  EXPECT_EQ(DeliveryCounts(), (std::map<std::string, int>{{"new", 1}, {"pre", 1}}));
+  const TimerTotals t = stats.Collect().timers.at("T");
+  EXPECT_EQ(t.enqueued, 1u);
+  EXPECT_EQ(t.dequeued, 2u);
+  EXPECT_EQ(t.settled, 1u);
+  EXPECT_EQ(t.Timing(), 0u);
+  ASSERT_OK(store_->Close());
+}
 
 }  // namespace
 }  // namespace rocketstore::broker

@@ -171,6 +171,35 @@ std::set<std::string> ConsumerOffsetManager::GroupsOf(std::string_view topic) co
   return out;
 }
 
+namespace {
+// "topic@group" with both parts non-empty (Snapshot's rule).
+bool IsPairKey(std::string_view key) {
+  const size_t at = key.find('@');
+  return at != std::string_view::npos && at != 0 && at + 1 != key.size();
+}
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> ConsumerOffsetManager::PairsAfter(
+    std::string_view after_key, size_t max) const {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::lock_guard lock(mu_);
+  for (auto it = table_.upper_bound(after_key); it != table_.end() && out.size() < max; ++it) {
+    if (!IsPairKey(it->first)) continue;
+    const size_t at = it->first.find('@');
+    out.emplace_back(it->first.substr(0, at), it->first.substr(at + 1));
+  }
+  return out;
+}
+
+size_t ConsumerOffsetManager::CountPairsAfter(std::string_view after_key) const {
+  size_t n = 0;
+  std::lock_guard lock(mu_);
+  for (auto it = table_.upper_bound(after_key); it != table_.end(); ++it) {
+    n += IsPairKey(it->first) ? 1 : 0;
+  }
+  return n;
+}
+
 std::vector<ConsumerOffsetManager::Entry> ConsumerOffsetManager::Snapshot() const {
   std::vector<Entry> out;
   std::lock_guard lock(mu_);

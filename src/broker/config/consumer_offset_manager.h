@@ -55,6 +55,13 @@ class ConsumerOffsetManager final : public ConfigManager {
   };
   // Every committed offset (a copy; keys that are not "topic@group" are left out).
   std::vector<Entry> Snapshot() const;
+  // The (topic, group) pairs with committed offsets, in "topic@group" order: at most `max`
+  // of those whose key sorts after `after_key` ("" = from the first), without their
+  // offsets; and how many pairs sort after `after_key` (a count, nothing copied). For a
+  // caller that walks the table in bounded chunks and stops early.
+  std::vector<std::pair<std::string, std::string>> PairsAfter(std::string_view after_key,
+                                                              size_t max) const;
+  size_t CountPairsAfter(std::string_view after_key) const;
 
   // Pull offsets (RocketMQ 5's pullOffsetTable; memory only, never persisted): where the
   // group's last pull of the queue ended — what was handed out, committed or not. The

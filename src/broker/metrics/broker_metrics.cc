@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <map>
-#include <set>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -96,34 +96,49 @@ struct GroupLag {
   int64_t oldest_unconsumed_ms = -1;  // store time of the first unconsumed message
 };
 
+// Computes at most `w.max_series()` (topic, group) series: the pairs are walked in key
+// order in chunks, and once the cap is reached the rest are counted as left out without
+// being evaluated (no consume stats, no store reads). The count is then an upper bound:
+// it includes pairs GET_CONSUME_STATS would have skipped.
 void WriteConsumerLag(PromTextWriter& w, const MetricsSources& src, int64_t now_ms) {
   // (topic, group) → what the group's queues of the topic hold. The queues and their
   // offsets are GET_CONSUME_STATS' (208, the console's and the CLI's): every read queue of
   // the topic, 0 for one without a commit, topics skipped by Java's rules.
+  constexpr size_t kChunk = 256;
   std::map<std::pair<std::string, std::string>, GroupLag> lags;
-  std::set<std::pair<std::string, std::string>> pairs;
-  for (const auto& e : src.offsets->Snapshot()) pairs.insert({e.topic, e.group});
-  for (const auto& [topic, group] : pairs) {
-    std::vector<QueueConsumeStat> queues;
-    if (src.consume_stats != nullptr) {
-      queues = src.consume_stats->ConsumeStats(group, topic).queues;
-    }
-    if (queues.empty()) continue;  // skipped as 208 skips it: no series
-    GroupLag& g = lags[{topic, group}];
-    for (const QueueConsumeStat& q : queues) {
-      const int64_t max = q.broker_offset;
-      const int64_t committed = q.consumer_offset;
-      const int64_t lag = std::max<int64_t>(0, max - committed);
-      g.lag += lag;
-      int64_t pulled = src.offsets->QueryPull(group, topic, q.queue_id);
-      if (pulled < committed) pulled = committed;  // nothing handed out past the commit
-      pulled = std::min(pulled, max);
-      g.inflight += pulled - std::min(committed, pulled);
-      g.ready += std::max<int64_t>(0, max - pulled);
-      if (lag > 0) {
-        auto t = src.store->GetMessageStoreTime(topic, q.queue_id, QueueOffset(committed));
-        if (t.ok() && (g.oldest_unconsumed_ms < 0 || *t < g.oldest_unconsumed_ms)) {
-          g.oldest_unconsumed_ms = *t;
+  std::string after;  // the key ("topic@group") of the last pair evaluated
+  size_t not_evaluated = 0;
+  for (bool more = true; more;) {
+    const auto chunk = src.offsets->PairsAfter(after, kChunk);
+    more = chunk.size() == kChunk;
+    for (const auto& [topic, group] : chunk) {
+      if (lags.size() >= w.max_series()) {
+        not_evaluated = src.offsets->CountPairsAfter(after);
+        more = false;
+        break;
+      }
+      after = topic + "@" + group;
+      std::vector<QueueConsumeStat> queues;
+      if (src.consume_stats != nullptr) {
+        queues = src.consume_stats->ConsumeStats(group, topic).queues;
+      }
+      if (queues.empty()) continue;  // skipped as 208 skips it: no series
+      GroupLag& g = lags[{topic, group}];
+      for (const QueueConsumeStat& q : queues) {
+        const int64_t max = q.broker_offset;
+        const int64_t committed = q.consumer_offset;
+        const int64_t lag = std::max<int64_t>(0, max - committed);
+        g.lag += lag;
+        int64_t pulled = src.offsets->QueryPull(group, topic, q.queue_id);
+        if (pulled < committed) pulled = committed;  // nothing handed out past the commit
+        pulled = std::min(pulled, max);
+        g.inflight += pulled - std::min(committed, pulled);
+        g.ready += std::max<int64_t>(0, max - pulled);
+        if (lag > 0) {
+          auto t = src.store->GetMessageStoreTime(topic, q.queue_id, QueueOffset(committed));
+          if (t.ok() && (g.oldest_unconsumed_ms < 0 || *t < g.oldest_unconsumed_ms)) {
+            g.oldest_unconsumed_ms = *t;
+          }
         }
       }
     }
@@ -132,6 +147,7 @@ void WriteConsumerLag(PromTextWriter& w, const MetricsSources& src, int64_t now_
     for (const auto& [k, g] : lags) {
       w.Sample({{"topic", k.first}, {"consumer_group", k.second}}, value(g));
     }
+    w.CountDropped(not_evaluated);
   };
   w.Family("rocketmq_consumer_lag_messages", "gauge",
            "Messages stored but not yet committed by the consumer group (max offset - committed "
@@ -248,7 +264,7 @@ void WriteStore(PromTextWriter& w, const MessageStore& store, int64_t now_ms) {
   w.Sample({{"reason", std::string(cause)}}, cause.empty() ? 1 : 0);
 }
 
-void WriteTransactions(PromTextWriter& w, const TransactionService& tx) {
+void WriteTransactions(PromTextWriter& w, const TransactionService& tx, const StatsSnapshot* s) {
   std::map<std::string, int64_t> half_by_topic;
   for (const auto& p : tx.Pending()) ++half_by_topic[p.real_topic];
   w.Family("rocketmq_half_messages", "gauge",
@@ -256,24 +272,46 @@ void WriteTransactions(PromTextWriter& w, const TransactionService& tx) {
   for (const auto& [topic, n] : half_by_topic) {
     w.Sample({{"topic", topic}}, static_cast<double>(n));
   }
-  const auto c = tx.counters();
-  w.Family("rocketmq_commit_messages_total", "counter",
-           "Transaction messages committed (END_TRANSACTION commit, or a check-back's commit)");
-  w.Sample({}, static_cast<double>(c.committed));
-  w.Family("rocketmq_rollback_messages_total", "counter",
-           "Transaction messages rolled back (END_TRANSACTION rollback, or a check-back's)");
-  w.Sample({}, static_cast<double>(c.rolled_back));
+  if (s != nullptr) {
+    w.Family("rocketmq_commit_messages_total", "counter",
+             "Transaction messages committed by END_TRANSACTION (a check-back's answer too), "
+             "by real topic");
+    for (const auto& [topic, t] : s->transactions) {
+      w.Sample({{"topic", topic}}, static_cast<double>(t.committed));
+    }
+    w.Family("rocketmq_rollback_messages_total", "counter",
+             "Transaction messages rolled back by END_TRANSACTION, by real topic");
+    for (const auto& [topic, t] : s->transactions) {
+      w.Sample({{"topic", topic}}, static_cast<double>(t.rolled_back));
+    }
+  }
   w.Family("rocketstore_transaction_checks_total", "counter",
            "CHECK_TRANSACTION_STATE requests sent to producers");
-  w.Sample({}, static_cast<double>(c.checks_sent));
+  w.Sample({}, static_cast<double>(tx.counters().checks_sent));
 }
 
-void WriteTimer(PromTextWriter& w, const MetricsSources& src, int64_t now_ms) {
+void WriteTimer(PromTextWriter& w, const MetricsSources& src, const StatsSnapshot* snap,
+                int64_t now_ms) {
+  if (src.timers != nullptr && snap != nullptr) {
+    w.Family("rocketmq_timer_enqueue_total", "counter",
+             "Timer messages filed in the timer index (accepted by a send), by real topic");
+    for (const auto& [topic, t] : snap->timers) {
+      w.Sample({{"topic", topic}}, static_cast<double>(t.enqueued));
+    }
+    w.Family("rocketmq_timer_dequeue_total", "counter",
+             "Timer messages delivered to their topic when due, by real topic");
+    for (const auto& [topic, t] : snap->timers) {
+      w.Sample({{"topic", topic}}, static_cast<double>(t.dequeued));
+    }
+    w.Family("rocketmq_timing_messages", "gauge",
+             "Timer messages filed since the broker started and not yet delivered or recalled, "
+             "by real topic");
+    for (const auto& [topic, t] : snap->timers) {
+      w.Sample({{"topic", topic}}, static_cast<double>(t.Timing()));
+    }
+  }
   if (src.timers != nullptr) {
     const TimerServiceStats s = src.timers->stats();
-    w.Family("rocketmq_timer_dequeue_total", "counter",
-             "Timer messages delivered to their topic when due");
-    w.Sample({}, static_cast<double>(s.delivered));
     w.Family("rocketstore_timer_recalled_total", "counter", "Timer messages recalled (370)");
     w.Sample({}, static_cast<double>(s.recalled));
   }
@@ -312,7 +350,12 @@ std::string RenderBrokerMetrics(const MetricsSources& src, size_t max_series) {
   PromTextWriter w({{"cluster", src.cluster}, {"node_type", "broker"}, {"node_id", src.node_id}},
                    max_series);
   const int64_t now_ms = src.clock != nullptr ? src.clock->NowMillis() : 0;
-  if (src.stats != nullptr) WriteMessageFamilies(w, src.stats->Collect());
+  std::optional<StatsSnapshot> snap;
+  if (src.stats != nullptr) {
+    snap = src.stats->Collect();
+    WriteMessageFamilies(w, *snap);
+  }
+  const StatsSnapshot* counted = snap ? &*snap : nullptr;
   if (src.rpc != nullptr) WriteRpc(w, src.rpc->Collect());
   if (src.topics != nullptr) {
     w.Family("rocketmq_topic_number", "gauge", "Topics configured on the broker");
@@ -325,8 +368,8 @@ std::string RenderBrokerMetrics(const MetricsSources& src, size_t max_series) {
   if (src.offsets != nullptr && src.store != nullptr) WriteConsumerLag(w, src, now_ms);
   WriteConnections(w, src);
   if (src.store != nullptr) WriteStore(w, *src.store, now_ms);
-  if (src.transactions != nullptr) WriteTransactions(w, *src.transactions);
-  WriteTimer(w, src, now_ms);
+  if (src.transactions != nullptr) WriteTransactions(w, *src.transactions, counted);
+  WriteTimer(w, src, counted, now_ms);
   if (src.delay_offsets != nullptr && src.store != nullptr && src.delay_levels > 0) {
     WriteDelay(w, src);
   }

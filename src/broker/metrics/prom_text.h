@@ -53,6 +53,13 @@ class PromTextWriter {
   void Histogram(const PromLabels& labels, std::span<const double> bounds,
                  std::span<const uint64_t> counts, double sum);
 
+  // Counts `n` label sets of the current family as left out without building them (a
+  // caller that stops computing at the cap).
+  void CountDropped(uint64_t n) {
+    if (n > 0) dropped_[family_] += n;
+  }
+  size_t max_series() const { return max_series_; }
+
   // The text, with the dropped-label-set gauge appended. The writer is spent after it.
   std::string Finish();
 

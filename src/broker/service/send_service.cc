@@ -209,24 +209,28 @@ std::optional<SendResult> SendService::Send(const RequestContext& context,
                                ? MessageType::kDelay
                            : resolved.config.order ? MessageType::kFifo
                                                    : MessageType::kNormal;
+  const bool is_timer = stored_topic == kTimerTopic;  // filed by the timer index
   if (!store_.PutWaitsForFlush(wait)) {
     PutMessageResult put =
         batch ? store_.PutMessages(msgs, wait) : store_.PutMessage(msgs[0], wait);
     SendResult r = BuildResult(put, queue_id, batch, std::move(uniq), sizes);
     if (r.stored()) {
       r.recall_handle = std::move(recall);
-      Count(request.topic, type, put);
+      Count(request.topic, type, is_timer, put);
     }
     return r;
   }
+  // Counted when the flush completes, maybe on the flusher's thread: the key is resolved
+  // here, so the closure holds a view of BrokerStats' own copy of the topic, not a copy.
+  const BrokerStats::PutKey stats_key =
+      options_.stats ? options_.stats->ResolvePut(request.topic, type) : BrokerStats::PutKey{};
   auto finish = [this, done = std::move(later), queue_id, batch, uniq = std::move(uniq),
-                 recall = std::move(recall), sizes = std::move(sizes),
-                 topic = options_.stats ? request.topic : std::string(),
-                 type](PutMessageResult put) {
+                 recall = std::move(recall), sizes = std::move(sizes), stats_key,
+                 is_timer](PutMessageResult put) {
     SendResult r = BuildResult(put, queue_id, batch, uniq, sizes);
     if (r.stored()) {
       r.recall_handle = recall;
-      Count(topic, type, put);
+      Count(stats_key, is_timer, put);
     }
     done(std::move(r));
   };
@@ -238,11 +242,20 @@ std::optional<SendResult> SendService::Send(const RequestContext& context,
   return std::nullopt;
 }
 
-void SendService::Count(std::string_view topic, MessageType type,
+void SendService::Count(std::string_view topic, MessageType type, bool timer,
                         const PutMessageResult& put) const {
   if (options_.stats == nullptr || put.count <= 0) return;
   options_.stats->OnPut(topic, type, static_cast<uint32_t>(put.count),
                         static_cast<uint64_t>(put.total_bytes));
+  if (timer) options_.stats->OnTimerEnqueue(topic);  // a timer is never in a batch
+}
+
+void SendService::Count(const BrokerStats::PutKey& key, bool timer,
+                        const PutMessageResult& put) const {
+  if (options_.stats == nullptr || put.count <= 0) return;
+  options_.stats->OnPut(key, static_cast<uint32_t>(put.count),
+                        static_cast<uint64_t>(put.total_bytes));
+  if (timer) options_.stats->OnTimerEnqueue(key.topic);
 }
 
 SendResult SendService::BuildResult(const PutMessageResult& put, int32_t queue_id, bool batch,

@@ -123,7 +123,10 @@ class SendService {
  private:
   // `uniq` becomes the result's transaction id (moved, not copied).
   // Counts a stored put in options_.stats (when set).
-  void Count(std::string_view topic, MessageType type, const PutMessageResult& put) const;
+  void Count(std::string_view topic, MessageType type, bool timer,
+             const PutMessageResult& put) const;
+  // The same, for a key resolved on the sending thread (BrokerStats::ResolvePut).
+  void Count(const BrokerStats::PutKey& key, bool timer, const PutMessageResult& put) const;
   SendResult BuildResult(const PutMessageResult& put, int32_t queue_id, bool batch,
                          std::string uniq, const std::vector<int64_t>& sizes) const;
 

@@ -24,6 +24,14 @@ TimerService::TimerService(Clock& clock, timer::TimerIndex& index, const Reputte
       roll_below_(std::move(roll_below)),
       options_(std::move(options)) {}
 
+bool TimerService::FiledSinceStart(int64_t offset, std::string_view properties) const {
+  if (offset < options_.started_at_offset) return false;
+  const auto from = format::FindProperty(properties, timer::kPropTimerRolledFrom);
+  if (!from) return true;
+  const std::optional<int64_t> from_offset = timer::ParseLong(*from);
+  return from_offset && *from_offset >= options_.started_at_offset;
+}
+
 Status TimerService::Deliver(const TimerEntry& e, int64_t now_ms) {
   Result<StoredMessage> m = reput_.Read(e.offset);
   if (!m.ok() && m.status().code() == StatusCode::kNotFound) {
@@ -56,6 +64,9 @@ Status TimerService::Deliver(const TimerEntry& e, int64_t now_ms) {
   }
   last_put_end_ = std::max(last_put_end_, r.put.end_offset().value());
   ++delivered_;
+  if (options_.stats != nullptr) {
+    options_.stats->OnTimerDequeue(d.topic(), FiledSinceStart(e.offset, m->record.properties));
+  }
   return Status::OK();
 }
 
@@ -94,6 +105,11 @@ Status TimerService::RunOnce(int64_t now_ms) {
             format::FindProperty(m->record.properties, format::kPropertyUniqKey).value_or(""));
         if (it->second.count(key)) {
           ++recalled_;
+          if (options_.stats != nullptr && FiledSinceStart(e.offset, m->record.properties)) {
+            options_.stats->OnTimerRecalled(
+                format::FindProperty(m->record.properties, format::kPropertyRealTopic)
+                    .value_or(""));
+          }
           continue;
         }
       }

@@ -36,6 +36,7 @@
 
 #include "base/clock.h"
 #include "broker/service/reput.h"
+#include "broker/stats/broker_stats.h"
 #include "timer/timer_index.h"
 
 namespace rocketstore::broker {
@@ -49,6 +50,13 @@ struct TimerServiceOptions {
   size_t roll_batch = 5'000;  // per check: 500 rolls/s, enough for 10 M far timers
   int64_t max_delay_sec = int64_t{366} * 86400;  // timerMaxDelaySec (recall checks it)
   std::string broker_name = "broker-a";
+  // Per-topic counting (rocketmq_timer_dequeue_total, rocketmq_timing_messages); null: off.
+  // Must outlive the service.
+  BrokerStats* stats = nullptr;
+  // The commit-log end when the broker started: a timer whose record (or, for a rolled
+  // copy, the record it was rolled from) lies at or past it was filed since the start
+  // (counted by OnTimerEnqueue), so its delivery or recall settles it.
+  int64_t started_at_offset = 0;
 };
 
 struct TimerServiceStats {
@@ -94,6 +102,8 @@ class TimerService {
 
  private:
   Status Deliver(const timer::TimerEntry& e, int64_t now_ms);
+  // Whether the timer record at `offset` with `properties` was filed since the start.
+  bool FiledSinceStart(int64_t offset, std::string_view properties) const;
   Status Roll(int64_t now_ms);
 
   Clock& clock_;

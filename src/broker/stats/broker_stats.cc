@@ -69,6 +69,12 @@ struct RetryCell {
 struct LatencyCell {
   Counter pulls, latency_ms;
 };
+struct TimerCell {
+  Counter enqueued, dequeued, settled;
+};
+struct TransactionCell {
+  Counter committed, rolled_back;
+};
 
 size_t BucketOf(uint64_t size) {
   for (size_t i = 0; i < kMessageSizeBuckets.size(); ++i) {
@@ -77,18 +83,52 @@ size_t BucketOf(uint64_t size) {
   return kMessageSizeBuckets.size();
 }
 
+void AddPut(PutCell& c, uint32_t messages, uint64_t bytes) {
+  c.messages.Add(messages);
+  c.bytes.Add(bytes);
+  c.requests.Add(1);
+  if (messages > 0) c.buckets[BucketOf(bytes / messages)].Add(messages);
+}
+
 std::atomic<uint64_t> g_next_id{1};
 
 }  // namespace
 
-// One thread's cells. `owned` holds the cells of admitted keys; `index` maps every key
-// this thread has seen to its cell, or to `overflow` for a key past the cap.
+// Over-cap keys a thread remembers per family, by 64-bit hash (open addressing in a
+// table of kFoldedSlots, filled to at most kFoldedRemembered): 32 KiB, allocated at the
+// family's first fold on that thread.
+constexpr size_t kFoldedSlots = 4096;
+constexpr size_t kFoldedRemembered = kFoldedSlots * 3 / 4;
+
+// One thread's cells. `owned` holds the cells of admitted keys; `folded` the hashes of the
+// keys past the cap this thread has seen (their counts go to `overflow`).
 template <typename Cell>
 struct Family {
   std::unordered_map<Key, std::unique_ptr<Cell>, KeyHash, KeyEq> owned;
-  std::unordered_map<Key, Cell*, KeyHash, KeyEq> folded;  // keys past the cap -> overflow
+  std::unique_ptr<uint64_t[]> folded;  // 0 = empty slot
+  size_t folded_count = 0;
   Cell overflow;
-  bool overflow_used = false;
+  bool overflow_used = false;  // written under the shard's mutex (Collect reads it so)
+
+  // Whether `h` is remembered; inserts it when `insert` and there is room (then returns
+  // false: it was not remembered before).
+  bool Folded(uint64_t h, bool insert) {
+    if (!folded) {
+      if (!insert) return false;
+      folded = std::make_unique<uint64_t[]>(kFoldedSlots);  // zeroed
+    }
+    if (h == 0) h = 1;
+    for (size_t i = h & (kFoldedSlots - 1);; i = (i + 1) & (kFoldedSlots - 1)) {
+      if (folded[i] == h) return true;
+      if (folded[i] == 0) {
+        if (insert && folded_count < kFoldedRemembered) {
+          folded[i] = h;
+          ++folded_count;
+        }
+        return false;
+      }
+    }
+  }
 };
 
 struct BrokerStats::Shard {
@@ -97,45 +137,67 @@ struct BrokerStats::Shard {
   Family<GetCell> gets;
   Family<RetryCell> retries;
   Family<LatencyCell> latency;
+  Family<TimerCell> timers;
+  Family<TransactionCell> transactions;
 };
 
 struct BrokerStats::Registry {
   std::mutex mu;
   std::vector<std::unique_ptr<Shard>> shards;
   // The distinct keys admitted so far per family, across threads.
-  std::unordered_set<Key, KeyHash, KeyEq> put_keys, get_keys, retry_keys, latency_keys;
+  std::unordered_set<Key, KeyHash, KeyEq> put_keys, get_keys, retry_keys, latency_keys, timer_keys,
+      transaction_keys;
 };
 
 namespace {
 
-// The hot path: the cell for `k` in this thread's family, inserting (under the shard's
-// mutex, and the registry's for the cap) the first time this thread sees the key.
+// A cell found for a key, with the thread's own copy of the key (null: the overflow cell).
 template <typename Cell>
-Cell& CellFor(Family<Cell>& f, std::mutex& shard_mu, const KeyView& k, std::mutex& reg_mu,
-              std::unordered_set<Key, KeyHash, KeyEq>& admitted, size_t max_keys,
-              std::atomic<uint64_t>& dropped) {
-  if (auto it = f.owned.find(k); it != f.owned.end()) return *it->second;
-  if (auto it = f.folded.find(k); it != f.folded.end()) return *it->second;
-  Key key{std::string(k.a), std::string(k.b), k.c, k.q};
+struct Found {
+  Cell* cell;
+  const Key* key;
+};
+
+// The hot path: the cell for `k` in this thread's family. An admitted key this thread has
+// seen costs one hash lookup; a remembered over-cap key one more (no lock, no
+// allocation). The first time a thread sees a key: the registry's mutex for the cap and,
+// if admitted, the shard's mutex and one allocation to insert it; if over the cap, the
+// key's hash is remembered (no allocation after the family's first fold) and counted
+// once in `dropped`. A thread that remembers kFoldedRemembered over-cap keys of a family
+// remembers no more: each message of another one takes the registry's mutex (no
+// allocation) and counts again in `dropped`.
+template <typename Cell>
+Found<Cell> CellFor(Family<Cell>& f, std::mutex& shard_mu, const KeyView& k, std::mutex& reg_mu,
+                    std::unordered_set<Key, KeyHash, KeyEq>& admitted, size_t max_keys,
+                    std::atomic<uint64_t>& dropped) {
+  if (auto it = f.owned.find(k); it != f.owned.end()) return {it->second.get(), &it->first};
+  // A 64-bit hash stands for the key: a new key colliding with a folded one would be
+  // folded too (odds ~ 3072 / 2^64).
+  const uint64_t h = KeyHash{}(k);
+  if (f.Folded(h, /*insert=*/false)) return {&f.overflow, nullptr};
   bool admit;
   {
     std::lock_guard<std::mutex> l(reg_mu);
-    admit = admitted.count(key) > 0 || admitted.size() < max_keys;
-    if (admit) admitted.insert(key);
+    admit = admitted.find(k) != admitted.end();
+    if (!admit && admitted.size() < max_keys) {
+      admitted.insert(Key{std::string(k.a), std::string(k.b), k.c, k.q});
+      admit = true;
+    }
   }
-  std::lock_guard<std::mutex> l(shard_mu);
   if (admit) {
     auto cell = std::make_unique<Cell>();
-    Cell& ref = *cell;
-    f.owned.emplace(std::move(key), std::move(cell));
-    return ref;
+    std::lock_guard<std::mutex> l(shard_mu);
+    auto [it, inserted] =
+        f.owned.emplace(Key{std::string(k.a), std::string(k.b), k.c, k.q}, std::move(cell));
+    return {it->second.get(), &it->first};
   }
+  (void)f.Folded(h, /*insert=*/true);
   dropped.fetch_add(1, std::memory_order_relaxed);
-  f.overflow_used = true;
-  // Remember the decision so the key does not take the slow path again, within bounds
-  // (key names are bounded by the topic and group configs, but be safe).
-  if (f.folded.size() < 2 * max_keys) f.folded.emplace(std::move(key), &f.overflow);
-  return f.overflow;
+  if (!f.overflow_used) {
+    std::lock_guard<std::mutex> l(shard_mu);
+    f.overflow_used = true;
+  }
+  return {&f.overflow, nullptr};
 }
 
 }  // namespace
@@ -193,19 +255,39 @@ BrokerStats::Shard& BrokerStats::LocalShard() {
 void BrokerStats::OnPut(std::string_view topic, MessageType type, uint32_t messages,
                         uint64_t bytes) {
   Shard& s = LocalShard();
-  PutCell& c = CellFor(s.puts, s.mu, KeyView{topic, {}, static_cast<uint8_t>(type)}, registry_->mu,
-                       registry_->put_keys, max_keys_, dropped_);
-  c.messages.Add(messages);
-  c.bytes.Add(bytes);
-  c.requests.Add(1);
-  if (messages > 0) c.buckets[BucketOf(bytes / messages)].Add(messages);
+  PutCell& c = *CellFor(s.puts, s.mu, KeyView{topic, {}, static_cast<uint8_t>(type)}, registry_->mu,
+                        registry_->put_keys, max_keys_, dropped_)
+                    .cell;
+  AddPut(c, messages, bytes);
+}
+
+BrokerStats::PutKey BrokerStats::ResolvePut(std::string_view topic, MessageType type) {
+  Shard& s = LocalShard();
+  const auto found = CellFor(s.puts, s.mu, KeyView{topic, {}, static_cast<uint8_t>(type)},
+                             registry_->mu, registry_->put_keys, max_keys_, dropped_);
+  if (found.key == nullptr) return PutKey{kOverflowKey, type, true};
+  return PutKey{found.key->a, type, false};
+}
+
+void BrokerStats::OnPut(const PutKey& key, uint32_t messages, uint64_t bytes) {
+  Shard& s = LocalShard();
+  if (key.overflow) {  // already counted as dropped where it was resolved
+    if (!s.puts.overflow_used) {
+      std::lock_guard<std::mutex> l(s.mu);
+      s.puts.overflow_used = true;
+    }
+    AddPut(s.puts.overflow, messages, bytes);
+    return;
+  }
+  OnPut(key.topic, key.type, messages, bytes);
 }
 
 void BrokerStats::OnGet(std::string_view topic, std::string_view group, uint32_t messages,
                         uint64_t bytes) {
   Shard& s = LocalShard();
-  GetCell& c = CellFor(s.gets, s.mu, KeyView{topic, group, 0}, registry_->mu, registry_->get_keys,
-                       max_keys_, dropped_);
+  GetCell& c = *CellFor(s.gets, s.mu, KeyView{topic, group, 0}, registry_->mu, registry_->get_keys,
+                        max_keys_, dropped_)
+                    .cell;
   c.messages.Add(messages);
   c.bytes.Add(bytes);
   c.requests.Add(1);
@@ -214,18 +296,51 @@ void BrokerStats::OnGet(std::string_view topic, std::string_view group, uint32_t
 void BrokerStats::OnGetLatency(std::string_view topic, std::string_view group, int32_t queue_id,
                                int64_t latency_ms) {
   Shard& s = LocalShard();
-  LatencyCell& c = CellFor(s.latency, s.mu, KeyView{topic, group, 0, queue_id}, registry_->mu,
-                           registry_->latency_keys, max_keys_, dropped_);
+  LatencyCell& c = *CellFor(s.latency, s.mu, KeyView{topic, group, 0, queue_id}, registry_->mu,
+                            registry_->latency_keys, max_keys_, dropped_)
+                        .cell;
   c.pulls.Add(1);
   c.latency_ms.Add(latency_ms > 0 ? static_cast<uint64_t>(latency_ms) : 0);
 }
 
 void BrokerStats::OnSendBack(std::string_view topic, std::string_view group, bool to_dlq) {
   Shard& s = LocalShard();
-  RetryCell& c = CellFor(s.retries, s.mu, KeyView{topic, group, 0}, registry_->mu,
-                         registry_->retry_keys, max_keys_, dropped_);
+  RetryCell& c = *CellFor(s.retries, s.mu, KeyView{topic, group, 0}, registry_->mu,
+                          registry_->retry_keys, max_keys_, dropped_)
+                      .cell;
   c.send_backs.Add(1);
   if (to_dlq) c.to_dlq.Add(1);
+}
+
+void BrokerStats::OnTimerEnqueue(std::string_view topic) {
+  Shard& s = LocalShard();
+  CellFor(s.timers, s.mu, KeyView{topic, {}, 0}, registry_->mu, registry_->timer_keys, max_keys_,
+          dropped_)
+      .cell->enqueued.Add(1);
+}
+
+void BrokerStats::OnTimerDequeue(std::string_view topic, bool settles) {
+  Shard& s = LocalShard();
+  TimerCell& c = *CellFor(s.timers, s.mu, KeyView{topic, {}, 0}, registry_->mu,
+                          registry_->timer_keys, max_keys_, dropped_)
+                      .cell;
+  c.dequeued.Add(1);
+  if (settles) c.settled.Add(1);
+}
+
+void BrokerStats::OnTimerRecalled(std::string_view topic) {
+  Shard& s = LocalShard();
+  CellFor(s.timers, s.mu, KeyView{topic, {}, 0}, registry_->mu, registry_->timer_keys, max_keys_,
+          dropped_)
+      .cell->settled.Add(1);
+}
+
+void BrokerStats::OnTransactionEnd(std::string_view topic, bool committed) {
+  Shard& s = LocalShard();
+  TransactionCell& c = *CellFor(s.transactions, s.mu, KeyView{topic, {}, 0}, registry_->mu,
+                                registry_->transaction_keys, max_keys_, dropped_)
+                            .cell;
+  (committed ? c.committed : c.rolled_back).Add(1);
 }
 
 StatsSnapshot BrokerStats::Collect() const {
@@ -255,6 +370,15 @@ StatsSnapshot BrokerStats::Collect() const {
     t.pulls += c.pulls.Get();
     t.latency_ms += c.latency_ms.Get();
   };
+  auto add_timer = [](TimerTotals& t, const TimerCell& c) {
+    t.enqueued += c.enqueued.Get();
+    t.dequeued += c.dequeued.Get();
+    t.settled += c.settled.Get();
+  };
+  auto add_tx = [](TransactionTotals& t, const TransactionCell& c) {
+    t.committed += c.committed.Get();
+    t.rolled_back += c.rolled_back.Get();
+  };
   for (Shard* s : shards) {
     std::lock_guard<std::mutex> l(s->mu);
     for (const auto& [k, c] : s->latency.owned) {
@@ -272,6 +396,10 @@ StatsSnapshot BrokerStats::Collect() const {
     if (s->retries.overflow_used) {
       add_retry(out.retries[{overflow, overflow}], s->retries.overflow);
     }
+    for (const auto& [k, c] : s->timers.owned) add_timer(out.timers[k.a], *c);
+    if (s->timers.overflow_used) add_timer(out.timers[overflow], s->timers.overflow);
+    for (const auto& [k, c] : s->transactions.owned) add_tx(out.transactions[k.a], *c);
+    if (s->transactions.overflow_used) add_tx(out.transactions[overflow], s->transactions.overflow);
   }
   out.dropped_keys = dropped_.load(std::memory_order_relaxed);
   return out;

@@ -16,6 +16,13 @@
 //           milliseconds the broker took to serve each (from the pull's processing start
 //           to its result), as RocketMQ 4.9.8's PullMessageProcessor.incGroupGetLatency —
 //           PullService (GROUP_GET_LATENCY, key queueId@topic@group)
+//   timers  per real topic: timer messages filed (SendService, after the store accepted
+//           the timer record: rocketmq_timer_enqueue_total), delivered (TimerService:
+//           rocketmq_timer_dequeue_total) and, of the ones filed since this start,
+//           delivered or recalled (rocketmq_timing_messages = filed - settled)
+//   transactions per real topic: commits and rollbacks by END_TRANSACTION
+//           (TransactionService: rocketmq_commit_messages_total,
+//           rocketmq_rollback_messages_total)
 //
 // The hot path takes no lock and allocates nothing once a key has been seen on a thread:
 // every thread that counts has its own shard (a map from key to cells that only it
@@ -24,12 +31,19 @@
 // has not seen, and by readers (Collect) to walk the map.
 //
 // Cardinality is bounded: at most `max_keys` distinct keys per family (puts, gets,
-// send-backs, get latency) across all threads. Counts for a key past the cap go to one overflow
-// cell per family, reported under the key `kOverflowKey`, and `dropped_keys()` counts the keys that
-// were folded in (each once per thread that saw it).
+// send-backs, get latency, timers, transactions) across all threads. Counts for a key past the cap
+// go to one overflow cell per family and thread, reported under the key `kOverflowKey`, and
+// `dropped_keys()` counts the keys that were folded in, each once per thread that saw it.
+// The over-cap path is cheap too: a thread remembers the keys it folded by 64-bit hash in
+// a fixed table (32 KiB per family, allocated at its first fold), so a remembered key
+// costs a hash probe, no lock, no allocation. A thread that has folded more than 3072
+// keys of one family remembers no more: each message of a further key then takes the
+// registry's mutex (still no allocation) and is counted in `dropped_keys()` again, so in
+// that case the count is an upper bound of the distinct keys.
 //
 // Thread-safety: every method from any thread. Ownership: no references kept to the
-// caller's strings. Durability: none; the counters live in memory and start at zero.
+// caller's strings (PutKey views the BrokerStats' own copy). Durability: none; the counters live in
+// memory and start at zero.
 #pragma once
 
 #include <array>
@@ -81,14 +95,29 @@ struct RetryTotals {
   uint64_t to_dlq = 0;      // of which went to %DLQ%<group>
 };
 
+struct TimerTotals {
+  uint64_t enqueued = 0;  // timer records stored by producers' sends since the start
+  uint64_t dequeued = 0;  // timers delivered to their topic (filed before the start or not)
+  uint64_t settled = 0;   // of the `enqueued` ones: delivered or recalled
+  // Filed since the start and not yet delivered or recalled.
+  uint64_t Timing() const { return enqueued > settled ? enqueued - settled : 0; }
+};
+
+struct TransactionTotals {
+  uint64_t committed = 0;
+  uint64_t rolled_back = 0;
+};
+
 // Everything counted so far, summed over the threads. Keys: puts (topic, type), gets
-// and retries (topic, group).
+// and retries (topic, group), timers and transactions (topic).
 struct StatsSnapshot {
   std::map<std::pair<std::string, MessageType>, PutTotals> puts;
   std::map<std::pair<std::string, std::string>, GetTotals> gets;
   std::map<std::pair<std::string, std::string>, RetryTotals> retries;
   // (topic, group, queue id)
   std::map<std::tuple<std::string, std::string, int32_t>, LatencyTotals> get_latency;
+  std::map<std::string, TimerTotals> timers;
+  std::map<std::string, TransactionTotals> transactions;
   uint64_t dropped_keys = 0;
 
   // Sums over every key (the broker's totals).
@@ -110,6 +139,19 @@ class BrokerStats {
   // One put request that stored `messages` messages of `bytes` in total (a batch is one
   // request; its messages are put in the histogram at their average size).
   void OnPut(std::string_view topic, MessageType type, uint32_t messages, uint64_t bytes);
+
+  // A put's key, looked up on the sending thread so that the put can be counted later —
+  // on another thread (a SYNC_FLUSH send completes on the flusher) — without copying the
+  // topic: `topic` views this BrokerStats' own copy of it (or kOverflowKey), valid as long
+  // as the BrokerStats. ResolvePut may admit the key (as OnPut would); OnPut(PutKey)
+  // counts like OnPut(topic, ...) on the calling thread.
+  struct PutKey {
+    std::string_view topic;
+    MessageType type = MessageType::kNormal;
+    bool overflow = false;  // past the cap when resolved: counted under kOverflowKey
+  };
+  PutKey ResolvePut(std::string_view topic, MessageType type);
+  void OnPut(const PutKey& key, uint32_t messages, uint64_t bytes);
   // One pull that returned `messages` messages of `bytes` (body + properties as stored).
   void OnGet(std::string_view topic, std::string_view group, uint32_t messages, uint64_t bytes);
   // A pull of `topic`/`queue_id` by `group` that returned messages, served in
@@ -119,6 +161,15 @@ class BrokerStats {
   // A consumer's send-back of a message of `topic` (the original topic); `to_dlq` when it
   // went to the dead-letter queue.
   void OnSendBack(std::string_view topic, std::string_view group, bool to_dlq);
+  // A timer message of `topic` (its real topic) was filed in the timer index.
+  void OnTimerEnqueue(std::string_view topic);
+  // A timer of `topic` was delivered; `settles` when it was filed since the start (it
+  // then leaves rocketmq_timing_messages).
+  void OnTimerDequeue(std::string_view topic, bool settles);
+  // A timer of `topic` filed since the start was recalled before it fell due.
+  void OnTimerRecalled(std::string_view topic);
+  // END_TRANSACTION committed (or rolled back) a half of `topic` (its real topic).
+  void OnTransactionEnd(std::string_view topic, bool committed);
 
   StatsSnapshot Collect() const;
   uint64_t dropped_keys() const { return dropped_.load(std::memory_order_relaxed); }

@@ -193,6 +193,7 @@ std::optional<Verdict> TransactionService::EndTransaction(const EndTransactionRe
   if (!commit) {
     Verdict v = WriteOp("d", r.queue_offset);
     if (!v.ok()) return v;
+    if (stats_ != nullptr) stats_->OnTransactionEnd(it->second.real_topic, /*committed=*/false);
     Settle(origin, Settled::kRolledBack);
     ++counters_.rolled_back;
     return Verdict::Ok();
@@ -202,6 +203,7 @@ std::optional<Verdict> TransactionService::EndTransaction(const EndTransactionRe
   if (Verdict v = ReputCommit(r); !v.ok()) return v;  // still pending, with its intent
   // A lost "d" is finished by recovery (the intent and the committed copy are stored).
   (void)WriteOp("d", r.queue_offset);
+  if (stats_ != nullptr) stats_->OnTransactionEnd(it->second.real_topic, /*committed=*/true);
   Settle(origin, Settled::kCommitted);
   ++counters_.committed;
   return Verdict::Ok();

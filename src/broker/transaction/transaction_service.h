@@ -68,6 +68,7 @@
 #include "broker/metadata.h"
 #include "broker/service/producer_manager.h"
 #include "broker/service/reput.h"
+#include "broker/stats/broker_stats.h"
 #include "store/message_store.h"
 
 namespace rocketstore::broker {
@@ -124,6 +125,10 @@ class TransactionService {
   void Start();
   void Stop();
 
+  // Per-topic commit / rollback counting (rocketmq_commit_messages_total, ...); null: off.
+  // Set before requests arrive; must outlive the service.
+  void set_stats(BrokerStats* stats) { stats_ = stats; }
+
   std::vector<PendingView> Pending() const;
   Counters counters() const;
 
@@ -168,6 +173,7 @@ class TransactionService {
   int64_t scan_next_ = 0;                                  // GUARDED_BY(mu_)
   std::map<int64_t, CopyRef>* recovery_copies_ = nullptr;  // queue offset -> copy, in Recover
   Counters counters_;                                      // GUARDED_BY(mu_)
+  BrokerStats* stats_ = nullptr;
   std::unique_ptr<ServiceRunner> runner_;
 };
 

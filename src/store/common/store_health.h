@@ -9,6 +9,13 @@
 //   * Shutdown is terminal.
 // Every put checks Writable() first and answers SERVICE_NOT_AVAILABLE with Reason().
 //
+// Logging: each change is one log line, written once by the thread that makes it (outside
+// the lock): a cause newly set logs `store: not writable reason=<Cause word>
+// error="<full text>"` (io_error at error level, disk_full and read_only at warn,
+// shut_down at info: a stop the operator asked for); setting a cause that is already set
+// logs nothing (retention re-asserts DISK_FULL every round; only the first I/O error is
+// kept); clearing DISK_FULL logs `store: disk full cleared` at info.
+//
 // Thread-safety: all methods may be called from any thread (SetIoErrorListener before
 // any of them).
 #pragma once
@@ -36,7 +43,7 @@ class StoreHealth {
   }
   void SetShutdown() { Set(kShutdown, "the store is shut down"); }
   void SetDiskFull(std::string why) { Set(kDiskFull, std::move(why)); }
-  void ClearDiskFull() { bits_.fetch_and(~kDiskFull, std::memory_order_acq_rel); }
+  void ClearDiskFull();
   void SetReadOnly(std::string why) { Set(kReadOnly, std::move(why)); }  // e.g. slave role
 
   // Why the store does not accept writes ("" when it does); the most serious cause.
@@ -53,30 +60,18 @@ class StoreHealth {
   // "shut_down", "disk_full", "read_only" — for labels, where free text would make a new
   // time series for every distinct message.
   std::string_view Cause() const {
-    static constexpr std::string_view kNames[kCauses] = {"io_error", "shut_down", "disk_full",
-                                                         "read_only"};
     const uint32_t bits = bits_.load(std::memory_order_acquire);
-    return bits == 0 ? std::string_view() : kNames[__builtin_ctz(bits)];
+    return bits == 0 ? std::string_view() : kCauseWords[__builtin_ctz(bits)];
   }
 
  private:
   // In order of seriousness; the index is the bit number.
   enum : uint32_t { kIoError = 1, kShutdown = 2, kDiskFull = 4, kReadOnly = 8 };
   static constexpr int kCauses = 4;
+  static constexpr std::string_view kCauseWords[kCauses] = {"io_error", "shut_down", "disk_full",
+                                                            "read_only"};
 
-  void Set(uint32_t bit, std::string why) {
-    bool first_io_error = false;
-    {
-      std::lock_guard<std::mutex> l(mu_);
-      const int index = __builtin_ctz(bit);
-      const bool was_set = bits_.load(std::memory_order_relaxed) & bit;
-      // The first I/O error is the root cause; later ones are consequences.
-      if (!was_set || bit != kIoError) reasons_[index] = std::move(why);
-      first_io_error = bit == kIoError && !was_set;
-      bits_.fetch_or(bit, std::memory_order_acq_rel);
-    }
-    if (first_io_error && io_error_listener_) io_error_listener_();
-  }
+  void Set(uint32_t bit, std::string why);
 
   std::atomic<uint32_t> bits_{0};
   std::function<void()> io_error_listener_;
