@@ -6,7 +6,8 @@
 //   rs_peer produce --addr HOST:PORT --shape CxD --seconds S [--size 1024]
 //                   [--serialize json|rocketmq] [--server-pid PID] [--count N] [--warmup W]
 //       C AsyncRemotingClient connections on one client io thread, each keeping D
-//       SEND_MESSAGE_V2 requests in flight (closed loop: each answer sends the next) until
+//       SEND_MESSAGE_V2 requests in flight (closed loop: each answer sends the next; the
+//       properties a Java producer sends: KEYS, a unique UNIQ_KEY, WAIT, TAGS) until
 //       S seconds have passed (or, with --count N, until N have been sent: the fixed
 //       workload of bench/peers/profile_produce.sh); then waits for the last answers.
 //   rs_peer consume --addr HOST:PORT --seconds S [--server-pid PID]
@@ -15,6 +16,8 @@
 // Before the window, a warm-up of W (1000) synchronous sends creates the topic (auto-create from
 // TBW102) and its queues. Prints one "RESULT ..." line: messages answered with SUCCESS, seconds,
 // the server's CPU over the window (all threads, and per thread name).
+#include <unistd.h>
+
 #include <atomic>
 #include <condition_variable>
 #include <cstdio>
@@ -54,6 +57,21 @@ struct Options {
   protocol::SerializeType serialize = protocol::SerializeType::kJson;
 };
 
+// The properties a RocketMQ 4.9.8 Java producer sends with a message that has a tag and a
+// key: KEYS, UNIQ_KEY (MessageClientIDSetter: 32 hex digits, unique per message), WAIT=true
+// and TAGS, in the HashMap order messageProperties2String writes them (buckets 7, 12, 13,
+// 14 at capacity 16). `seq` makes the UNIQ_KEY unique.
+std::string JavaLikeProperties(uint64_t seq) {
+  char uniq[33];
+  std::snprintf(uniq, sizeof(uniq), "7F000001%04X5A5AC3D2%08X%04X",
+                static_cast<unsigned>(getpid() & 0xFFFF), static_cast<unsigned>(seq >> 16),
+                static_cast<unsigned>(seq & 0xFFFF));
+  std::string p = "KEYS\x01k\x02UNIQ_KEY\x01";
+  p.append(uniq, 32);
+  p.append("\x02WAIT\x01true\x02TAGS\x01TagA");
+  return p;
+}
+
 RemotingCommand SendRequest(const Options& o, int queue, const std::string& body) {
   RemotingCommand req = protocol::MakeRequest(RequestCode::kSendMessageV2);
   req.serialize_type = o.serialize;
@@ -64,7 +82,7 @@ RemotingCommand SendRequest(const Options& o, int queue, const std::string& body
   h.default_topic_queue_nums = kQueues;
   h.queue_id = queue;
   h.born_timestamp = 1700000000000;
-  h.properties = std::string("TAGS\x01TagA\x02KEYS\x01k\x02", 16);
+  h.properties = JavaLikeProperties(0);
   h.EncodeTo(req, /*v2=*/true);
   req.body.Assign(body);
   return req;
@@ -116,9 +134,12 @@ int Produce(const Options& o) {
     if (o.count > 0) return issued.fetch_add(1, std::memory_order_relaxed) < o.count;
     return now < deadline;
   };
+  std::atomic<uint64_t> seq{1};
   std::function<void(Conn*, int)> send_one = [&](Conn* c, int queue) {
+    RemotingCommand cmd(requests[static_cast<size_t>(queue)]);
+    cmd.SetField("i", JavaLikeProperties(seq.fetch_add(1, std::memory_order_relaxed)));
     Status s = c->client->Send(
-        RemotingCommand(requests[static_cast<size_t>(queue)]),
+        std::move(cmd),
         [&, c, queue](Result<RemotingCommand> r) {
           if (!r.ok()) Die("send: " + r.status().ToString());
           if (r->code != 0) {

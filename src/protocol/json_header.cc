@@ -145,7 +145,7 @@ class HeaderHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Hea
                                     " bytes exceeds the limit of " +
                                     std::to_string(limits_.max_key_length)));
     }
-    ext_key_.assign(s, n);
+    ext_key_ = std::string_view(s, n);
     return true;
   }
 
@@ -156,7 +156,8 @@ class HeaderHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Hea
       return true;
     }
     if (level_ == 2)
-      return Fail(InvalidArgument("extFields value of <" + ext_key_ + "> is an object"));
+      return Fail(
+          InvalidArgument("extFields value of <" + std::string(ext_key_) + "> is an object"));
     const Slot slot = slot_;
     slot_ = Slot::kNone;
     if (slot == Slot::kExtFields) {
@@ -185,7 +186,8 @@ class HeaderHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Hea
     if (skip_ > 0) return Nest();
     if (level_ == 0) return Fail(InvalidArgument("the header is not a JSON object"));
     if (level_ == 2)
-      return Fail(InvalidArgument("extFields value of <" + ext_key_ + "> is an array"));
+      return Fail(
+          InvalidArgument("extFields value of <" + std::string(ext_key_) + "> is an array"));
     const Slot slot = slot_;
     slot_ = Slot::kNone;
     if (slot == Slot::kIgnored) return Nest();
@@ -310,7 +312,7 @@ class HeaderHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Hea
       return true;
     }
     if (text.size() > limits_.max_value_length) {
-      return Fail(ResourceExhausted("extFields value of <" + ext_key_ + "> has " +
+      return Fail(ResourceExhausted("extFields value of <" + std::string(ext_key_) + "> has " +
                                     std::to_string(text.size()) + " bytes, over the limit of " +
                                     std::to_string(limits_.max_value_length)));
     }
@@ -331,12 +333,10 @@ class HeaderHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Hea
   int level_ = 0;      // 0 outside the root, 1 in the root object, 2 in extFields
   uint32_t skip_ = 0;  // nesting inside the value of an ignored key
   Slot slot_ = Slot::kNone;
-  std::string ext_key_;
+  // The current extFields name: a view into the parsed text (RapidJSON parses in situ) or
+  // into the scanner's key buffer, both valid until the next key.
+  std::string_view ext_key_;
 };
-
-void AppendRaw(std::string_view text, std::vector<uint8_t>* out) {
-  out->insert(out->end(), text.begin(), text.end());
-}
 
 // Length of the valid UTF-8 sequence starting at text[i] (RFC 3629: no overlongs, no
 // surrogates, nothing above U+10FFFF; the same rule RapidJSON validates), or 0.
@@ -448,110 +448,165 @@ Status DecodeJsonHeader(std::span<const uint8_t> header, const Limits& limits,
 }
 
 namespace {
-// The bytes a JSON string literal carries unchanged: printable ASCII but '"' and '\\'.
-constexpr std::array<bool, 256> kCopiedAsIs = [] {
-  std::array<bool, 256> t{};
-  for (int b = 0x20; b < 0x80; ++b) t[static_cast<size_t>(b)] = b != '"' && b != '\\';
-  return t;
-}();
-}  // namespace
 
-void AppendJsonString(std::string_view text, std::vector<uint8_t>* out) {
+// 0x80 in each byte of `word` that a JSON string cannot carry as is: '"', '\\', a control
+// byte (< 0x20) or a non-ASCII byte (>= 0x80, copied only after a UTF-8 check); 0 elsewhere.
+// Exact: no carry crosses a byte (every sum is of two bytes below 0x80).
+uint64_t SpecialBytes(uint64_t word) {
+  constexpr uint64_t kLows = 0x7F7F7F7F7F7F7F7FULL;
+  constexpr uint64_t kOnes = 0x0101010101010101ULL;
+  auto zero_bytes = [](uint64_t v) { return ~(((v & kLows) + kLows) | v | kLows); };
+  const uint64_t control = ~(((word & kLows) + kOnes * 0x60) | word | kLows);
+  return zero_bytes(word ^ (kOnes * '"')) | zero_bytes(word ^ (kOnes * '\\')) | control |
+         (word & ~kLows);
+}
+
+// Whether every byte of `text` is printable ASCII other than '"' and '\\' (most header
+// values): then the literal is the text between quotes.
+bool IsPlain(std::string_view text) {
+  size_t i = 0;
+  for (; i + 8 <= text.size(); i += 8) {
+    uint64_t word;
+    std::memcpy(&word, text.data() + i, sizeof(word));
+    if (SpecialBytes(word) != 0) return false;
+  }
+  for (; i < text.size(); ++i) {
+    const auto c = static_cast<uint8_t>(text[i]);
+    if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') return false;
+  }
+  return true;
+}
+
+// The JSON literal of `text` (quotes included), written at `out` when kWrite; returns its
+// length. Counting and writing share this one definition of the escapes: '"' and '\\'
+// escaped, control bytes as \b \f \n \r \t or \u00XX (fastjson's forms), valid UTF-8 as is,
+// each byte of invalid UTF-8 as \ufffd.
+// `out` is only touched (and may be null) when !kWrite; writing starts at out + at.
+template <bool kWrite>
+size_t JsonLiteral(std::string_view text, char* out, size_t at) {
   static constexpr char kHex[] = "0123456789abcdef";
-  out->push_back('"');
+  size_t n = 0;
+  auto put = [&](const char* bytes, size_t len) {
+    if constexpr (kWrite) std::memcpy(out + at + n, bytes, len);
+    n += len;
+  };
+  put("\"", 1);
+  if (IsPlain(text)) {
+    put(text.data(), text.size());
+    put("\"", 1);
+    return n;
+  }
   size_t i = 0;
   while (i < text.size()) {
-    // Fast path: a run of printable ASCII that needs no escaping is copied at once.
-    size_t plain = i;
-    while (plain < text.size() && kCopiedAsIs[static_cast<uint8_t>(text[plain])]) ++plain;
-    if (plain > i) {
-      out->insert(out->end(), text.begin() + static_cast<ptrdiff_t>(i),
-                  text.begin() + static_cast<ptrdiff_t>(plain));
-      i = plain;
-      continue;
-    }
     const auto c = static_cast<uint8_t>(text[i]);
-    if (c == '"' || c == '\\') {
-      out->push_back('\\');
-      out->push_back(c);
+    if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+      size_t plain = i + 1;
+      while (plain < text.size()) {
+        const auto d = static_cast<uint8_t>(text[plain]);
+        if (d < 0x20 || d >= 0x80 || d == '"' || d == '\\') break;
+        ++plain;
+      }
+      put(text.data() + i, plain - i);
+      i = plain;
+    } else if (c == '"' || c == '\\') {
+      const char escape[] = {'\\', static_cast<char>(c)};
+      put(escape, 2);
       ++i;
     } else if (c < 0x20) {
       switch (c) {
         case '\b':
-          AppendRaw("\\b", out);
+          put("\\b", 2);
           break;
         case '\f':
-          AppendRaw("\\f", out);
+          put("\\f", 2);
           break;
         case '\n':
-          AppendRaw("\\n", out);
+          put("\\n", 2);
           break;
         case '\r':
-          AppendRaw("\\r", out);
+          put("\\r", 2);
           break;
         case '\t':
-          AppendRaw("\\t", out);
+          put("\\t", 2);
           break;
         default: {
           const char escape[] = {'\\', 'u', '0', '0', kHex[c >> 4], kHex[c & 0xF]};
-          out->insert(out->end(), escape, escape + sizeof(escape));
+          put(escape, sizeof(escape));
         }
       }
       ++i;
-    } else if (c < 0x80) {
-      out->push_back(c);
-      ++i;
-    } else if (const size_t n = Utf8SequenceLength(text, i); n > 0) {
-      out->insert(out->end(), text.begin() + static_cast<ptrdiff_t>(i),
-                  text.begin() + static_cast<ptrdiff_t>(i + n));
-      i += n;
+    } else if (const size_t len = Utf8SequenceLength(text, i); len > 0) {
+      put(text.data() + i, len);
+      i += len;
     } else {
-      AppendRaw("\\ufffd", out);
+      put("\\ufffd", 6);
       ++i;
     }
   }
-  out->push_back('"');
+  put("\"", 1);
+  return n;
 }
 
-namespace {
-void AppendInt(int32_t v, std::vector<uint8_t>* out) {
-  char buf[16];
+// Digits (and sign) of `v`, written at `out` when kWrite; returns the length.
+template <bool kWrite>
+size_t IntText(int32_t v, char* out, size_t at) {
+  char buf[12];
   const auto r = std::to_chars(buf, buf + sizeof(buf), v);
-  out->insert(out->end(), buf, r.ptr);
+  const auto len = static_cast<size_t>(r.ptr - buf);
+  if constexpr (kWrite) std::memcpy(out + at, buf, len);
+  return len;
 }
-}  // namespace
 
-void EncodeJsonHeader(const RemotingCommand& command, std::vector<uint8_t>* out) {
-  // One allocation in the common case: fixed keys, plus quotes, commas and colons per field
-  // (escapes may still grow it).
-  size_t estimate = 160 + (command.remark ? command.remark->size() + 12 : 0);
-  for (const auto& [name, value] : command.ext_fields) estimate += name.size() + value.size() + 6;
-  out->reserve(out->size() + estimate);
+// The whole header, counted (kWrite = false, `out` unused and may be null) or written at
+// `out`.
+template <bool kWrite>
+size_t JsonHeader(const RemotingCommand& command, char* out, size_t at) {
+  size_t n = at;  // where the next byte goes (counting starts at 0)
+  auto raw = [&](std::string_view text) {
+    if constexpr (kWrite) std::memcpy(out + n, text.data(), text.size());
+    n += text.size();
+  };
   // fastjson's order: alphabetical.
-  AppendRaw("{\"code\":", out);
-  AppendInt(command.code, out);
-  AppendRaw(",\"extFields\":{", out);
+  raw("{\"code\":");
+  n += IntText<kWrite>(command.code, out, n);
+  raw(",\"extFields\":{");
   bool first = true;
   for (const auto& [name, value] : command.ext_fields) {
-    if (!first) out->push_back(',');
+    if (!first) raw(",");
     first = false;
-    AppendJsonString(name, out);
-    out->push_back(':');
-    AppendJsonString(value, out);
+    n += JsonLiteral<kWrite>(name, out, n);
+    raw(":");
+    n += JsonLiteral<kWrite>(value, out, n);
   }
-  AppendRaw("},\"flag\":", out);
-  AppendInt(command.flag, out);
-  AppendRaw(",\"language\":", out);
-  AppendJsonString(LanguageName(command.language), out);
-  AppendRaw(",\"opaque\":", out);
-  AppendInt(command.opaque, out);
+  raw("},\"flag\":");
+  n += IntText<kWrite>(command.flag, out, n);
+  raw(",\"language\":");
+  n += JsonLiteral<kWrite>(LanguageName(command.language), out, n);
+  raw(",\"opaque\":");
+  n += IntText<kWrite>(command.opaque, out, n);
   if (command.remark) {
-    AppendRaw(",\"remark\":", out);
-    AppendJsonString(*command.remark, out);
+    raw(",\"remark\":");
+    n += JsonLiteral<kWrite>(*command.remark, out, n);
   }
-  AppendRaw(",\"serializeTypeCurrentRPC\":\"JSON\",\"version\":", out);
-  AppendInt(command.version, out);
-  out->push_back('}');
+  raw(",\"serializeTypeCurrentRPC\":\"JSON\",\"version\":");
+  n += IntText<kWrite>(command.version, out, n);
+  raw("}");
+  return n - at;
+}
+
+}  // namespace
+
+void AppendJsonString(std::string_view text, std::vector<uint8_t>* out) {
+  const size_t at = out->size();
+  out->resize(at + JsonLiteral<false>(text, nullptr, 0));
+  JsonLiteral<true>(text, reinterpret_cast<char*>(out->data()), at);
+}
+
+void EncodeJsonHeader(const RemotingCommand& command, std::vector<uint8_t>* out) {
+  // Counted first, so the bytes are written once into their final place (one resize).
+  const size_t at = out->size();
+  out->resize(at + JsonHeader<false>(command, nullptr, 0));
+  JsonHeader<true>(command, reinterpret_cast<char*>(out->data()), at);
 }
 
 }  // namespace rocketstore::protocol::internal

@@ -69,11 +69,30 @@ uint32_t ExtFields::Append(std::string_view bytes) {
 }
 
 const ExtFields::Slot* ExtFields::FindSlot(std::string_view name) const {
-  if ((first_bytes_ & FirstByteBit(name)) == 0) return nullptr;
-  for (const Slot& s : slots_) {
+  if (slots_.size() > kMaxIndexed) {  // past the index: a scan
+    for (const Slot& s : slots_) {
+      if (SameName(std::string_view(arena_.data() + s.name_at, s.name_len), name)) return &s;
+    }
+    return nullptr;
+  }
+  for (uint16_t i = heads_[BucketOf(name)]; i != 0; i = slots_[i - 1].next) {
+    const Slot& s = slots_[i - 1];
     if (SameName(std::string_view(arena_.data() + s.name_at, s.name_len), name)) return &s;
   }
   return nullptr;
+}
+
+void ExtFields::Link(size_t slot_index) {
+  Slot& s = slots_[slot_index];
+  uint16_t& head = heads_[BucketOf(std::string_view(arena_.data() + s.name_at, s.name_len))];
+  s.next = head;
+  head = static_cast<uint16_t>(slot_index + 1);
+}
+
+void ExtFields::Reindex() {
+  heads_.fill(0);
+  if (slots_.size() > kMaxIndexed) return;
+  for (size_t i = 0; i < slots_.size(); ++i) Link(i);
 }
 
 std::optional<std::string_view> ExtFields::Find(std::string_view name) const {
@@ -96,21 +115,20 @@ void ExtFields::Set(std::string_view name, std::string_view value) {
     s.value_len = static_cast<uint32_t>(value.size());
     return;
   }
-  first_bytes_ |= FirstByteBit(name);
   Slot s;
   s.name_at = Append(name);
   s.name_len = static_cast<uint32_t>(name.size());
   s.value_at = Append(value);
   s.value_len = static_cast<uint32_t>(value.size());
   slots_.push_back(s);
+  if (slots_.size() <= kMaxIndexed) Link(slots_.size() - 1);
 }
 
 bool ExtFields::Erase(std::string_view name) {
   const Slot* found = FindSlot(name);
   if (found == nullptr) return false;
   slots_.erase(slots_.begin() + (found - slots_.data()));  // its bytes stay, unused
-  first_bytes_ = 0;
-  for (size_t i = 0; i < slots_.size(); ++i) first_bytes_ |= FirstByteBit(EntryAt(i).first);
+  Reindex();
   return true;
 }
 
@@ -250,6 +268,15 @@ std::optional<int64_t> ParseJavaLong(std::string_view text) {
     i = 1;
   }
   if (i == text.size()) return std::nullopt;
+  if (text.size() - i <= 18) {  // cannot overflow: no range checks per digit
+    int64_t v = 0;
+    for (; i < text.size(); ++i) {
+      const auto digit = static_cast<unsigned>(text[i] - '0');
+      if (digit > 9) return std::nullopt;
+      v = v * 10 + static_cast<int64_t>(digit);
+    }
+    return negative ? -v : v;
+  }
   // Accumulate as a negative number so INT64_MIN parses (as Java's parseLong does).
   int64_t value = 0;
   constexpr int64_t kMin = std::numeric_limits<int64_t>::min();

@@ -18,7 +18,7 @@ Verdict DelayLevelHook::BeforePut(const PutContext& context, DraftMessage& messa
   if (!format::TakesQueueOffset(message.sys_flag)) return Verdict::Ok();
   // A half is delayed when committed (its commit re-put passes this hook), not before.
   if (message.topic() == kTransHalfTopic) return Verdict::Ok();
-  const auto delay = format::FindProperty(message.properties(), format::kPropertyDelay);
+  const auto delay = message.FindProperty(format::kPropertyDelay);
   if (!delay) return Verdict::Ok();
   const std::string levels_hint = "the broker has " + std::to_string(levels_.max_level()) +
                                   " delay levels (1.." + std::to_string(levels_.max_level()) +

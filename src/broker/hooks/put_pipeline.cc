@@ -20,6 +20,7 @@ DraftMessage& DraftMessage::operator=(const DraftMessage& other) {
   topic_ = own_topic ? std::string_view(topic_storage_) : other.topic_;
   properties_ = own_props ? std::string_view(properties_storage_) : other.properties_;
   body_ = other.body_;
+  index_valid_ = false;  // the copy's views would point into `other`'s strings
   return *this;
 }
 

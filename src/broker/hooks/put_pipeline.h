@@ -16,6 +16,7 @@
 // request's bytes (topic, body, the producer's properties) back them until the put has
 // been handed to the store. A hook that rewrites a field stores the new bytes in the
 // draft itself through the Set* methods, so no copy is made unless something changes.
+// Hooks read properties through FindProperty, which parses the string once per change.
 //
 // Thread-safety: Add before the broker starts; Run from any number of threads (hooks
 // must be thread-safe; the ones here are stateless or internally locked).
@@ -31,6 +32,7 @@
 #include "broker/service/client_channel.h"
 #include "broker/service/outcome.h"
 #include "store/format/message_record.h"
+#include "store/format/properties.h"
 
 namespace rocketstore::broker {
 
@@ -47,11 +49,28 @@ class DraftMessage {
   void SetProperties(std::string properties) {
     properties_storage_ = std::move(properties);
     properties_ = properties_storage_;
+    index_valid_ = false;
   }
   // Views: the caller keeps the bytes alive until the put was handed to the store.
   void ViewTopic(std::string_view topic) { topic_ = topic; }
-  void ViewProperties(std::string_view properties) { properties_ = properties; }
+  void ViewProperties(std::string_view properties) {
+    properties_ = properties;
+    index_valid_ = false;
+  }
   void ViewBody(std::string_view body) { body_ = body; }
+
+  // A property of the current properties string: the string is parsed once (at the first
+  // lookup after it was set) and every hook's lookups read that index, instead of each
+  // scanning the string again. Views into properties(), valid until it changes.
+  std::optional<std::string_view> FindProperty(std::string_view name) const {
+    return Index().Find(name);
+  }
+  // out[i] = FindProperty(names[i]).
+  void FindProperties(std::span<const std::string_view> names,
+                      std::span<std::optional<std::string_view>> out) const {
+    const format::PropertyIndex& index = Index();
+    for (size_t i = 0; i < names.size(); ++i) out[i] = index.Find(names[i]);
+  }
 
   int32_t queue_id = 0;
   int32_t flag = 0;
@@ -71,8 +90,19 @@ class DraftMessage {
   DraftMessage& operator=(const DraftMessage& other);
 
  private:
+  const format::PropertyIndex& Index() const {
+    if (!index_valid_) {
+      index_.Parse(properties_);
+      index_valid_ = true;
+    }
+    return index_;
+  }
+
   std::string_view topic_, properties_, body_;
   std::string topic_storage_, properties_storage_;
+  // The parse of properties_ (a cache: not copied, rebuilt on demand).
+  mutable format::PropertyIndex index_;
+  mutable bool index_valid_ = false;
 };
 
 // Why a message is being put. Hooks act on client sends and on some of the broker's own

@@ -38,7 +38,7 @@ Verdict TimerHook::BeforePut(const PutContext& context, DraftMessage& message) {
       kPropTimerDelaySec,     kPropTimerDelayMs,      kPropTimerDeliverMs,
       format::kPropertyDelay, timer::kPropTimerOutMs, timer::kPropTimerDelUniqKey};
   std::optional<std::string_view> v[6];
-  format::FindProperties(props, kNames, v);
+  message.FindProperties(kNames, v);
   if (!v[0] && !v[1] && !v[2]) return Verdict::Ok();
   if (std::optional<int64_t> level = v[3] ? timer::ParseLong(*v[3]) : std::nullopt;
       level && *level > 0) {

@@ -1,5 +1,7 @@
 #include "broker/service/send_service.h"
 
+#include <algorithm>
+#include <array>
 #include <atomic>
 #include <memory>
 #include <random>
@@ -52,6 +54,43 @@ bool WaitOf(const SendRequest& request) {
   return format::FindProperty(request.messages[0].properties, "WAIT").value_or("true") != "false";
 }
 }  // namespace
+
+std::string SendService::BrokerProperties(const format::PropertyIndex& producer,
+                                          std::string_view producer_text, std::string_view uniq,
+                                          bool add_uniq) const {
+  // As Java's send: string2messageProperties into a HashMap, WAIT removed, CLUSTER put,
+  // UNIQ_KEY put when missing, messageProperties2String. The HashMap's order follows from
+  // the order of the puts and its peak size (format::AppendInHashMapOrder); only property
+  // sets it cannot model (many names, a long bucket) go through the PropertiesBuilder.
+  std::array<format::PropertyEntry, format::PropertyIndex::kInline> ordered;
+  size_t n = 0;
+  bool fits = producer.size() + 2 <= ordered.size();
+  bool had_cluster = false;
+  for (const format::PropertyEntry& e : producer.entries()) {
+    if (!fits) break;
+    if (e.name == format::kPropertyWait) continue;
+    if (e.name == format::kPropertyCluster) {
+      had_cluster = true;
+      ordered[n++] = {e.name, options_.cluster_name};  // a put keeps its position
+      continue;
+    }
+    ordered[n++] = e;
+  }
+  if (fits) {
+    if (!had_cluster) ordered[n++] = {format::kPropertyCluster, options_.cluster_name};
+    if (add_uniq) ordered[n++] = {format::kPropertyUniqKey, uniq};
+    std::string out;
+    if (format::AppendInHashMapOrder(std::span(ordered.data(), n), std::max(producer.size(), n),
+                                     format::PropertiesFormat{}, &out)) {
+      return out;
+    }
+  }
+  format::PropertiesBuilder b = format::PropertiesBuilder::FromString(producer_text);
+  b.Remove(format::kPropertyWait);
+  b.Put(format::kPropertyCluster, options_.cluster_name);
+  if (add_uniq) b.Put(format::kPropertyUniqKey, uniq);
+  return b.Build();
+}
 
 bool SendService::AnswersLater(const SendRequest& request) const {
   // Under ASYNC_FLUSH nothing waits: no need to look at the properties.
@@ -132,7 +171,11 @@ std::optional<SendResult> SendService::Send(const RequestContext& context,
 
   int32_t sys_flag = request.sys_flag;
   if (resolved.config.filter_type == "MULTI_TAG") sys_flag |= 0x2;
-  const bool wait = WaitOf(request);
+  // A single message's properties, parsed once for everything below.
+  format::PropertyIndex producer_props;
+  if (!request.batch) producer_props.Parse(request.messages[0].properties);
+  const bool wait =
+      request.batch || producer_props.Find(format::kPropertyWait).value_or("true") != "false";
   std::string uniq;
   // A single message (the common case) is drafted on the stack: no allocation.
   DraftMessage single;
@@ -154,16 +197,10 @@ std::optional<SendResult> SendService::Send(const RequestContext& context,
       d.ViewProperties(e.properties);  // the producer set UNIQ_KEY per entry
       continue;
     }
-    format::PropertiesBuilder b = format::PropertiesBuilder::FromString(e.properties);
-    b.Remove("WAIT");
-    b.Put("CLUSTER", options_.cluster_name);
-    if (auto u = b.Get("UNIQ_KEY")) {
-      uniq = std::string(*u);
-    } else {
-      uniq = RandomHex32();
-      b.Put("UNIQ_KEY", uniq);
-    }
-    d.SetProperties(b.Build());
+    const std::optional<std::string_view> producer_uniq =
+        producer_props.Find(format::kPropertyUniqKey);
+    uniq = producer_uniq ? std::string(*producer_uniq) : RandomHex32();
+    d.SetProperties(BrokerProperties(producer_props, e.properties, uniq, !producer_uniq));
   }
   PutContext put_context;
   put_context.request = &context;
@@ -174,8 +211,8 @@ std::optional<SendResult> SendService::Send(const RequestContext& context,
   // SendMessageProcessor.attachRecallHandle (5.3): a single message the timer hook filed.
   std::string recall;
   if (!request.batch) {
-    const auto out_ms = format::FindProperty(single.properties(), timer::kPropTimerOutMs);
-    const auto real = format::FindProperty(single.properties(), format::kPropertyRealTopic);
+    const auto out_ms = single.FindProperty(timer::kPropTimerOutMs);
+    const auto real = single.FindProperty(format::kPropertyRealTopic);
     const auto ms = out_ms ? timer::ParseLong(*out_ms) : std::nullopt;
     if (ms && real && !real->starts_with(kRetryGroupTopicPrefix)) {
       recall = timer::EncodeRecallHandle(

@@ -121,6 +121,11 @@ class SendService {
   Verdict ResolveTopic(const SendRequest& request, Resolved* out);
 
  private:
+  // The stored properties of a single message: the producer's (parsed in `producer`, the
+  // text in `producer_text`) with the broker's changes, byte-identical to a Java broker's.
+  std::string BrokerProperties(const format::PropertyIndex& producer,
+                               std::string_view producer_text, std::string_view uniq,
+                               bool add_uniq) const;
   // `uniq` becomes the result's transaction id (moved, not copied).
   // Counts a stored put in options_.stats (when set).
   void Count(std::string_view topic, MessageType type, bool timer,

@@ -9,18 +9,24 @@
 
 namespace rocketstore::broker {
 
-bool IsHalfMessageProperties(std::string_view properties) {
-  const auto v = format::FindProperty(properties, format::kPropertyTransactionPrepared);
+namespace {
+// Boolean.parseBoolean of TRAN_MSG's value.
+bool IsTrue(const std::optional<std::string_view>& v) {
   if (!v || v->size() != 4) return false;
   // Boolean.parseBoolean: "true", any case.
   return std::equal(v->begin(), v->end(), "true", [](char a, char b) {
     return std::tolower(static_cast<unsigned char>(a)) == b;
   });
 }
+}  // namespace
+
+bool IsHalfMessageProperties(std::string_view properties) {
+  return IsTrue(format::FindProperty(properties, format::kPropertyTransactionPrepared));
+}
 
 Verdict HalfMessageHook::BeforePut(const PutContext& context, DraftMessage& message) {
   if (context.origin != PutOrigin::kClient) return Verdict::Ok();
-  const bool half = IsHalfMessageProperties(message.properties());
+  const bool half = IsTrue(message.FindProperty(format::kPropertyTransactionPrepared));
   const int32_t tx = message.sys_flag & format::kSysFlagTransactionMask;
   if (!half) {
     if (tx == format::kTransactionPrepared) {

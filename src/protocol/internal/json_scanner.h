@@ -97,6 +97,10 @@ class JsonSubsetScanner {
     while (true) {
       std::string_view key;
       if (p_ == end_ || *p_ != '"' || !ScanString(&key)) return Unsupported();
+      if (key.data() == unescaped_.data()) {  // stays valid while its value is scanned
+        unescaped_key_.assign(key);
+        key = unescaped_key_;
+      }
       if (!Emit(handler_->Key(key.data(), static_cast<rapidjson::SizeType>(key.size()), false))) {
         return false;
       }
@@ -145,7 +149,8 @@ class JsonSubsetScanner {
   // A string of printable ASCII, where escapes may stand for ASCII characters (the Java
   // client writes the property separators 0x01 and 0x02 as \u0001 and \u0002); `*p_` is
   // its opening quote. Without escapes the result points into the header; with them, into
-  // `unescaped_`, valid until the next string is scanned (the handler copies what it keeps).
+  // `unescaped_`, valid until the next string is scanned (Object() moves an escaped key to
+  // `unescaped_key_`, so a key stays valid until the next key).
   // Runs of plain bytes are skipped eight at a time.
   bool ScanString(std::string_view* out) {
     const char* const begin = p_ + 1;
@@ -284,6 +289,7 @@ class JsonSubsetScanner {
   Handler* const handler_;
   Outcome outcome_ = Outcome::kDone;
   std::string unescaped_;
+  std::string unescaped_key_;
 };
 
 }  // namespace rocketstore::protocol::internal

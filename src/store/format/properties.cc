@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdint>
 #include <unordered_map>
 
 #include "base/java_hash.h"
@@ -213,6 +214,94 @@ std::string PropertiesBuilder::Build() const {
   std::string out;
   AppendTo(&out);
   return out;
+}
+
+// ---- PropertyIndex --------------------------------------------------------------------------
+
+void PropertyIndex::Parse(std::string_view props) {
+  size_ = 0;
+  heap_.clear();
+  std::unordered_map<std::string_view, size_t> index;  // only past kInline entries
+  ForEachEntry(props, [&](std::string_view name, std::string_view value) {
+    if (heap_.empty()) {
+      for (size_t i = 0; i < size_; ++i) {
+        if (inline_[i].name == name) {
+          inline_[i].value = value;
+          return;
+        }
+      }
+      if (size_ < kInline) {
+        inline_[size_++] = PropertyEntry{name, value};
+        return;
+      }
+      heap_.assign(inline_.begin(), inline_.end());
+      for (size_t i = 0; i < heap_.size(); ++i) index.emplace(heap_[i].name, i);
+    }
+    auto [it, inserted] = index.emplace(name, heap_.size());
+    if (inserted) {
+      heap_.push_back(PropertyEntry{name, value});
+      ++size_;
+    } else {
+      heap_[it->second].value = value;
+    }
+  });
+}
+
+std::optional<std::string_view> PropertyIndex::Find(std::string_view name) const {
+  for (const PropertyEntry& e : entries()) {
+    if (e.name.size() == name.size() && e.name == name) return e.value;
+  }
+  return std::nullopt;
+}
+
+bool AppendInHashMapOrder(std::span<const PropertyEntry> entries, size_t peak,
+                          PropertiesFormat format, std::string* out) {
+  constexpr size_t kMax = PropertyIndex::kInline;
+  if (entries.empty()) return true;
+  if (entries.size() > kMax) return false;  // not worth a shortcut
+  // The capacity after `peak` puts: the initial table, doubled whenever the size passes
+  // 0.75 of it (HashMap.resize; the first table is allocated at the first put).
+  const uint32_t first = static_cast<uint32_t>(TableSizeFor(format.initial_capacity));
+  uint64_t capacity = first;
+  while (static_cast<double>(peak) > 0.75 * static_cast<double>(capacity)) capacity <<= 1;
+  const uint32_t mask = static_cast<uint32_t>(capacity - 1);
+  std::array<uint32_t, kMax> spread;
+  size_t bytes = 0;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    spread[i] = SpreadHash(entries[i].name);
+    bytes += entries[i].name.size() + entries[i].value.size() + 2;
+    // A bucket that would receive a 9th name while the table is below 64 makes HashMap
+    // resize early (treeifyBin). Every bucket of a larger table is part of one of the
+    // first table's, so no first-table bucket of 9 names rules that out.
+    if (first < 64) {
+      size_t same = 1;
+      for (size_t j = 0; j < i; ++j) same += ((spread[j] ^ spread[i]) & (first - 1)) == 0;
+      if (same > static_cast<size_t>(kTreeifyThreshold)) return false;
+    }
+  }
+  if (!format.trailing_separator) --bytes;
+  out->reserve(out->size() + bytes);
+  // Bucket by bucket, each in insertion order: a stable selection over the few entries.
+  uint32_t next = 0;
+  size_t written = 0;
+  while (written < entries.size()) {
+    uint32_t lowest = UINT32_MAX;
+    for (size_t i = 0; i < entries.size(); ++i) {
+      const uint32_t b = spread[i] & mask;
+      if (b == next) {
+        out->append(entries[i].name);
+        out->push_back(kNameValueSeparator);
+        out->append(entries[i].value);
+        out->push_back(kPropertySeparator);
+        ++written;
+      } else if (b > next && b < lowest) {
+        lowest = b;
+      }
+    }
+    next = lowest;
+  }
+  if (!format.trailing_separator) out->pop_back();
+  return true;
 }
 
 // ---- Free functions -------------------------------------------------------------------------

@@ -34,6 +34,7 @@
 // internal synchronisation.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -178,6 +179,55 @@ class PropertiesBuilder {
   std::vector<Entry> entries_;
   std::vector<int32_t> heads_;  // capacity_ chain heads, -1 = empty bucket
 };
+
+// One property of a parsed string: views into that string.
+struct PropertyEntry {
+  std::string_view name;
+  std::string_view value;
+};
+
+// The readable entries of a properties string, parsed once (string2messageProperties'
+// rules above: first-occurrence order, a duplicate resolved to its last value), so that
+// several lookups cost one scan. Views point into the parsed string, which must outlive the
+// index and stay unchanged. Up to kInline entries are held without allocation (a message's
+// properties are a handful); more go to the heap, deduplicated through a hash index so a
+// hostile string of thousands of entries stays linear.
+//
+// Thread-safety: a value type without internal synchronisation.
+class PropertyIndex {
+ public:
+  static constexpr size_t kInline = 16;
+
+  PropertyIndex() = default;
+  explicit PropertyIndex(std::string_view props) { Parse(props); }
+  // Replaces the index with the entries of `props`.
+  void Parse(std::string_view props);
+
+  // The value of `name`, or nullopt (= FindProperty(props, name)).
+  std::optional<std::string_view> Find(std::string_view name) const;
+  std::span<const PropertyEntry> entries() const {
+    return heap_.empty() ? std::span<const PropertyEntry>(inline_.data(), size_)
+                         : std::span<const PropertyEntry>(heap_);
+  }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+
+ private:
+  std::array<PropertyEntry, kInline> inline_{};
+  std::vector<PropertyEntry> heap_;  // every entry, once there are more than kInline
+  size_t size_ = 0;
+};
+
+// Appends to `out` the string messageProperties2String writes for a HashMap (of `format`)
+// that received HashMap.put of each of `entries` in order (names distinct), and removals
+// that left it holding at most `peak` entries at any time (peak >= entries.size()): put in
+// insertion order, a HashMap iterates bucket by bucket (at its final capacity, which only
+// the peak size decides) and in insertion order within a bucket. The exception is a bucket
+// reaching TREEIFY_THRESHOLD names while the table is below 64, which resizes early: then
+// nothing is appended and false is returned (use PropertiesBuilder, which models it); also
+// for more than PropertyIndex::kInline entries. No allocation but `out`'s.
+bool AppendInHashMapOrder(std::span<const PropertyEntry> entries, size_t peak,
+                          PropertiesFormat format, std::string* out);
 
 // All readable entries in first-occurrence order, duplicates resolved to the last value.
 // Views point into `props`.

@@ -359,5 +359,116 @@ TEST(SplitKeysTest, NextKeyConsumesTheInput) {
   EXPECT_FALSE(NextKey(rest, key));
 }
 
+// ---- PropertyIndex and AppendInHashMapOrder: the send path's one-parse shortcuts, checked
+// against FindProperty and PropertiesBuilder (the models of Java's behaviour).
+
+TEST(PropertyIndexTest, FindsWhatFindPropertyFinds) {
+  const std::string props = J498("KEYS=k1 k2;;x;=v;n=;UNIQ_KEY=u;KEYS=k3;WAIT=true;TAGS=T=A");
+  PropertyIndex idx(props);
+  EXPECT_EQ(idx.size(), 4u);  // KEYS, UNIQ_KEY, WAIT, TAGS (the rest unreadable)
+  for (std::string_view name : {"KEYS", "UNIQ_KEY", "WAIT", "TAGS", "x", "", "n", "KEY"}) {
+    EXPECT_EQ(idx.Find(name), FindProperty(props, name)) << name;
+  }
+  EXPECT_EQ(idx.entries()[0].name, "KEYS");  // first position, last value
+  EXPECT_EQ(idx.entries()[0].value, "k3");
+  PropertyIndex empty("");
+  EXPECT_TRUE(empty.empty());
+  EXPECT_FALSE(empty.Find("KEYS"));
+}
+
+TEST(PropertyIndexTest, ManyEntriesAndDuplicatesPastTheInlineRoom) {
+  std::string props;
+  for (int round = 0; round < 2; ++round) {
+    for (int i = 0; i < 1000; ++i) {
+      props += "n" + std::to_string(i) + "\x01v" + std::to_string(round) + "\x02";
+    }
+  }
+  PropertyIndex idx(props);
+  ASSERT_EQ(idx.size(), 1000u);
+  EXPECT_EQ(idx.entries()[999].name, "n999");
+  EXPECT_EQ(idx.Find("n0"), "v1");
+  EXPECT_EQ(idx.Find("n999"), "v1");
+  EXPECT_EQ(ParseProperties(props).size(), idx.size());
+  idx.Parse("a\x01" "b");  // re-parse replaces, back to inline storage
+  EXPECT_EQ(idx.size(), 1u);
+  EXPECT_EQ(idx.Find("a"), "b");
+  EXPECT_FALSE(idx.Find("n0"));
+}
+
+// The send path: a producer's properties, WAIT removed, CLUSTER and UNIQ_KEY added, as
+// PropertiesBuilder does it, for random property sets (names drawn from the standard ones,
+// which collide at capacity 16, and the c3/c20/... chain that forces a treeify resize).
+TEST(AppendInHashMapOrderTest, MatchesPropertiesBuilderOnRandomSendPaths) {
+  std::vector<std::string_view> pool(kTwentyNames.begin(), kTwentyNames.end());
+  for (std::string_view c : {"c3", "c20", "c31", "c42", "c53", "c64", "c75", "c86", "c97"}) {
+    pool.push_back(c);
+  }
+  uint64_t seed = 88172645463325252ull;
+  auto next = [&] {
+    seed ^= seed << 13;
+    seed ^= seed >> 7;
+    seed ^= seed << 17;
+    return seed;
+  };
+  int shortcut = 0, fallback = 0;
+  for (int iter = 0; iter < 3000; ++iter) {
+    const PropertiesFormat format =
+        iter % 3 == 0 ? PropertiesFormat::RocketMq5Broker() : PropertiesFormat::RocketMq4_9_8();
+    std::string producer;
+    const size_t n = next() % 15;
+    for (size_t i = 0; i < n; ++i) {
+      producer += std::string(pool[next() % pool.size()]) + "\x01v" + std::to_string(i) + "\x02";
+    }
+    PropertiesBuilder model = PropertiesBuilder::FromString(producer, format);
+    model.Remove("WAIT");
+    model.Put("CLUSTER", "DefaultCluster");
+    if (!model.Get("UNIQ_KEY")) model.Put("UNIQ_KEY", "ABCDEF");
+
+    PropertyIndex idx(producer);
+    size_t peak = idx.size();
+    // CLUSTER keeps its position when the producer sent it (a replace); else it is new.
+    std::vector<PropertyEntry> ordered;
+    for (const PropertyEntry& e : idx.entries()) {
+      if (e.name == "WAIT") continue;
+      ordered.push_back(e.name == "CLUSTER" ? PropertyEntry{"CLUSTER", "DefaultCluster"} : e);
+    }
+    if (!idx.Find("CLUSTER")) ordered.push_back({"CLUSTER", "DefaultCluster"});
+    if (!idx.Find("UNIQ_KEY")) ordered.push_back({"UNIQ_KEY", "ABCDEF"});
+    peak = std::max(peak, ordered.size());
+    std::string out;
+    if (AppendInHashMapOrder(ordered, peak, format, &out)) {
+      ++shortcut;
+      EXPECT_EQ(out, model.Build()) << "iteration " << iter;
+    } else {
+      ++fallback;
+      EXPECT_TRUE(out.empty());
+    }
+  }
+  EXPECT_GT(shortcut, 2500);
+  EXPECT_GT(fallback, 0);  // the chain of c names forced some
+}
+
+TEST(AppendInHashMapOrderTest, ResizesAtThePeakAndAppendsToWhatIsThere) {
+  // 13 names: the table doubles to 32 (threshold 12), also when one was removed after.
+  std::vector<PropertyEntry> entries;
+  PropertiesBuilder b(PropertiesFormat::RocketMq4_9_8());
+  for (int i = 0; i < 13; ++i) {
+    entries.push_back({kTwentyNames[static_cast<size_t>(i)], "x"});
+    b.Put(kTwentyNames[static_cast<size_t>(i)], "x");
+  }
+  b.Remove(kTwentyNames[12]);
+  entries.pop_back();
+  std::string out = "prefix|";
+  ASSERT_TRUE(AppendInHashMapOrder(entries, 13, PropertiesFormat::RocketMq4_9_8(), &out));
+  EXPECT_EQ(b.capacity(), 32);
+  EXPECT_EQ(out, "prefix|" + b.Build());
+  std::string none;
+  EXPECT_TRUE(AppendInHashMapOrder({}, 0, PropertiesFormat::RocketMq4_9_8(), &none));
+  EXPECT_TRUE(none.empty());
+  std::vector<PropertyEntry> too_many(PropertyIndex::kInline + 1, PropertyEntry{"a", "b"});
+  EXPECT_FALSE(
+      AppendInHashMapOrder(too_many, too_many.size(), PropertiesFormat::RocketMq4_9_8(), &none));
+}
+
 }  // namespace
 }  // namespace rocketstore::format
