@@ -84,6 +84,9 @@ Status Broker::OpenStoreAndConfig() {
                   m->load_report().ToString());
     }
   }
+  // As RocketMQ's SubscriptionGroupManager: its default groups always exist (the file's
+  // entries win).
+  groups_->AddMissing(DefaultSubscriptionGroups());
   // As RocketMQ's TopicConfigManager: the reply topic always exists (a topics.json entry
   // wins), 1 queue, RW, so that a requester's route lookup finds it.
   if (const std::string reply = ReplyTopicOf(options_.cluster_name); !topics_->Find(reply)) {

@@ -38,6 +38,13 @@ struct SubscriptionGroupConfig {
   bool operator==(const SubscriptionGroupConfig&) const = default;
 };
 
+// The groups a 4.9.8 broker always has (SubscriptionGroupManager.init): TOOLS_CONSUMER,
+// FILTERSRV_CONSUMER, SELF_TEST_C_GROUP, CID_ONS-HTTP-PROXY, CID_ONSAPI_PULL,
+// CID_ONSAPI_PERMISSION, CID_ONSAPI_OWNER, each with SubscriptionGroupConfig's defaults
+// (the last four set consumeBroadcastEnable=true, which is the default anyway).
+// (CID_RMQ_SYS_TRANS is 5.x's; 4.9.8 does not pre-create it.)
+std::vector<SubscriptionGroupConfig> DefaultSubscriptionGroups();
+
 class SubscriptionGroupManager final : public ConfigManager {
  public:
   SubscriptionGroupManager(FileSystem& fs, Clock& clock, std::string path)
@@ -46,6 +53,11 @@ class SubscriptionGroupManager final : public ConfigManager {
   std::optional<SubscriptionGroupConfig> Find(std::string_view group) const;
   // Finds, or creates with the defaults (marking the manager dirty; no I/O).
   SubscriptionGroupConfig FindOrCreate(std::string_view group);
+  // Adds each of `groups` whose name is not in the table yet: a loaded entry wins, as
+  // Java's decode puts the file's table over the groups its constructor created. When any
+  // was added the data version is bumped once and the manager is dirty (so the file gets
+  // them). Returns how many were added.
+  int AddMissing(const std::vector<SubscriptionGroupConfig>& groups);
   // Creates or replaces the whole config; returns whether anything changed.
   bool Upsert(const SubscriptionGroupConfig& config);
   // Removes a group; returns whether it existed.
