@@ -87,6 +87,7 @@ Status Broker::OpenStoreAndConfig() {
   // As RocketMQ's SubscriptionGroupManager: its default groups always exist (the file's
   // entries win).
   groups_->AddMissing(DefaultSubscriptionGroups());
+  groups_->set_auto_create(options_.auto_create_subscription_group);
   // As RocketMQ's TopicConfigManager: the reply topic always exists (a topics.json entry
   // wins), 1 queue, RW, so that a requester's route lookup finds it.
   if (const std::string reply = ReplyTopicOf(options_.cluster_name); !topics_->Find(reply)) {
@@ -137,7 +138,6 @@ void Broker::BuildServices() {
   auto request_registration = [r = registrar_.get()] { r->RequestNow(); };
   reput_ = std::make_unique<Reputter>(*store_, pipeline_);
   RetryService::Options rto;
-  rto.auto_create_subscription_group = options_.auto_create_subscription_group;
   rto.permission = permission_.get();
   BrokerStats* counting = options_.metrics_counting ? stats_.get() : nullptr;
   rto.stats = counting;
@@ -195,7 +195,7 @@ void Broker::BuildServices() {
                                         *consumers_, *holds_);
   clients_ = std::make_unique<ClientService>(*consumers_, *producers_, *topics_, *groups_,
                                              request_registration);
-  offset_service_ = std::make_unique<OffsetService>(*store_, *offsets_, *groups_);
+  offset_service_ = std::make_unique<OffsetService>(*store_, *offsets_);
   query_ = std::make_unique<QueryService>(*store_);
   topic_service_ =
       std::make_unique<TopicService>(*topics_, request_registration, store_.get(), offsets_.get());
@@ -318,7 +318,7 @@ void Broker::BuildAdminA() {
   broker_config_ = std::make_unique<BrokerConfigService>(
       options_, clock_, config_file_.get(), [this](const BrokerOptions& o) {
         send_->set_auto_create_topic(o.auto_create_topic);
-        retry_->set_auto_create_subscription_group(o.auto_create_subscription_group);
+        groups_->set_auto_create(o.auto_create_subscription_group);
         pull_->set_long_polling(o.long_polling);
         pull_->set_short_polling_ms(o.short_polling_ms);
         // As Java: a new brokerPermission re-registers at once, under a new topic data

@@ -36,7 +36,7 @@ struct BrokerOptions {
   // off, the admin statistics and /metrics read zeros.
   bool metrics_counting = true;
   bool auto_create_topic = true;                // autoCreateTopicEnable
-  bool auto_create_subscription_group = true;   // autoCreateSubscriptionGroup (send-back)
+  bool auto_create_subscription_group = true;   // autoCreateSubscriptionGroup
   int32_t broker_permission = 6;                // brokerPermission (PermName bits)
   bool long_polling = true;                     // longPollingEnable
   bool enable_property_filter = true;           // enablePropertyFilter (SQL92; Java: false)

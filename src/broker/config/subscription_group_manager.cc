@@ -97,6 +97,13 @@ SubscriptionGroupConfig SubscriptionGroupManager::FindOrCreate(std::string_view 
   return g;
 }
 
+std::optional<SubscriptionGroupConfig> SubscriptionGroupManager::FindOrAutoCreate(
+    std::string_view group) {
+  if (auto g = Find(group)) return g;
+  if (!auto_create() && !group.starts_with(kSysConsumerGroupPrefix)) return std::nullopt;
+  return FindOrCreate(group);
+}
+
 int SubscriptionGroupManager::AddMissing(const std::vector<SubscriptionGroupConfig>& groups) {
   int added = 0;
   {
