@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "broker/default_topics.h"
 #include "broker/hooks/delay_level_hook.h"
 #include "broker/hooks/message_check_hook.h"
 #include "broker/hooks/retry_topic_hook.h"
@@ -88,22 +89,9 @@ Status Broker::OpenStoreAndConfig() {
   // entries win).
   groups_->AddMissing(DefaultSubscriptionGroups());
   groups_->set_auto_create(options_.auto_create_subscription_group);
-  // As RocketMQ's TopicConfigManager: the reply topic always exists (a topics.json entry
-  // wins), 1 queue, RW, so that a requester's route lookup finds it.
-  if (const std::string reply = ReplyTopicOf(options_.cluster_name); !topics_->Find(reply)) {
-    TopicConfig t;
-    t.name = reply;
-    t.read_queue_nums = t.write_queue_nums = 1;
-    t.perm = kPermRead | kPermWrite;
-    topics_->Upsert(t);
-  }
-  if (options_.auto_create_topic && !topics_->Find(kAutoCreateTemplateTopic)) {
-    TopicConfig t;
-    t.name = std::string(kAutoCreateTemplateTopic);
-    t.read_queue_nums = t.write_queue_nums = options_.default_topic_queue_nums;
-    t.perm = kPermRead | kPermWrite | kPermInherit;
-    topics_->Upsert(t);
-  }
+  // As RocketMQ's TopicConfigManager: its default topics always exist (a topics.json entry
+  // wins) — among them the reply topic, so that a requester's route lookup finds it.
+  topics_->AddMissing(DefaultTopics(options_));
   return Status::OK();
 }
 
@@ -203,6 +191,7 @@ void Broker::BuildServices() {
   // As Java's TopicConfigManager: the cluster and broker names are system topics.
   topic_service_->AddSystemTopic(options_.cluster_name);
   topic_service_->AddSystemTopic(options_.broker_name);
+  if (options_.trace_topic_enable) topic_service_->AddSystemTopic(options_.msg_trace_topic_name);
   calls_ = std::make_unique<ClientCalls>(clock_);
   reply_ = std::make_unique<ReplyService>(ReplyService::Options{options_.store_reply_message},
                                           clock_, *send_, *producers_);
