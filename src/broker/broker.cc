@@ -328,7 +328,7 @@ void Broker::BuildAdminA() {
   rs.stats = [this](RuntimeInfoService::Table& t) { runtime_stats_->Fill(t); };
   runtime_info_ = std::make_unique<RuntimeInfoService>(std::move(rs));
   group_admin_ = std::make_unique<GroupAdminService>(*groups_, *offsets_, *topics_, *consumers_);
-  store_admin_ = std::make_unique<StoreAdminService>(*store_, *consumers_);
+  store_admin_ = std::make_unique<StoreAdminService>(*store_, *consumers_, *topics_);
   admin_a_.config = broker_config_.get();
   admin_a_.runtime = runtime_info_.get();
   admin_a_.topic_configs = topics_.get();
