@@ -155,8 +155,11 @@ std::optional<SendResult> SendService::Send(const RequestContext& context,
       continue;
     }
     format::PropertiesBuilder b = format::PropertiesBuilder::FromString(e.properties);
-    b.Remove("WAIT");
-    b.Put("CLUSTER", options_.cluster_name);
+    b.Put("CLUSTER", options_.cluster_name);  // then WAIT out, in 4.9.8's order
+    if (auto w = b.Get("WAIT")) {
+      d.wait_in_map = std::string(*w);
+      b.Remove("WAIT");
+    }
     if (auto u = b.Get("UNIQ_KEY")) {
       uniq = std::string(*u);
     } else {
