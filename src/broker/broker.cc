@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "broker/default_topics.h"
 #include "broker/hooks/delay_level_hook.h"
 #include "broker/hooks/message_check_hook.h"
 #include "broker/hooks/retry_topic_hook.h"
@@ -84,22 +85,13 @@ Status Broker::OpenStoreAndConfig() {
                   m->load_report().ToString());
     }
   }
-  // As RocketMQ's TopicConfigManager: the reply topic always exists (a topics.json entry
-  // wins), 1 queue, RW, so that a requester's route lookup finds it.
-  if (const std::string reply = ReplyTopicOf(options_.cluster_name); !topics_->Find(reply)) {
-    TopicConfig t;
-    t.name = reply;
-    t.read_queue_nums = t.write_queue_nums = 1;
-    t.perm = kPermRead | kPermWrite;
-    topics_->Upsert(t);
-  }
-  if (options_.auto_create_topic && !topics_->Find(kAutoCreateTemplateTopic)) {
-    TopicConfig t;
-    t.name = std::string(kAutoCreateTemplateTopic);
-    t.read_queue_nums = t.write_queue_nums = options_.default_topic_queue_nums;
-    t.perm = kPermRead | kPermWrite | kPermInherit;
-    topics_->Upsert(t);
-  }
+  // As RocketMQ's SubscriptionGroupManager: its default groups always exist (the file's
+  // entries win).
+  groups_->AddMissing(DefaultSubscriptionGroups());
+  groups_->set_auto_create(options_.auto_create_subscription_group);
+  // As RocketMQ's TopicConfigManager: its default topics always exist (a topics.json entry
+  // wins) — among them the reply topic, so that a requester's route lookup finds it.
+  topics_->AddMissing(DefaultTopics(options_));
   return Status::OK();
 }
 
@@ -138,7 +130,6 @@ void Broker::BuildServices() {
   };
   reput_ = std::make_unique<Reputter>(*store_, pipeline_);
   RetryService::Options rto;
-  rto.auto_create_subscription_group = options_.auto_create_subscription_group;
   rto.permission = permission_.get();
   BrokerStats* counting = options_.metrics_counting ? stats_.get() : nullptr;
   rto.stats = counting;
@@ -200,7 +191,7 @@ void Broker::BuildServices() {
                                         *consumers_, *holds_);
   clients_ = std::make_unique<ClientService>(*consumers_, *producers_, *topics_, *groups_,
                                              request_registration);
-  offset_service_ = std::make_unique<OffsetService>(*store_, *offsets_, *groups_);
+  offset_service_ = std::make_unique<OffsetService>(*store_, *offsets_);
   query_ = std::make_unique<QueryService>(*store_);
   topic_service_ =
       std::make_unique<TopicService>(*topics_, register_and_wait, store_.get(), offsets_.get());
@@ -208,6 +199,7 @@ void Broker::BuildServices() {
   // As Java's TopicConfigManager: the cluster and broker names are system topics.
   topic_service_->AddSystemTopic(options_.cluster_name);
   topic_service_->AddSystemTopic(options_.broker_name);
+  if (options_.trace_topic_enable) topic_service_->AddSystemTopic(options_.msg_trace_topic_name);
   calls_ = std::make_unique<ClientCalls>(clock_);
   reply_ = std::make_unique<ReplyService>(ReplyService::Options{options_.store_reply_message},
                                           clock_, *send_, *producers_);
@@ -324,7 +316,7 @@ void Broker::BuildAdminA(const RequestRegistration& register_and_wait) {
       options_, clock_, config_file_.get(),
       [this](const BrokerOptions& o) {
         send_->set_auto_create_topic(o.auto_create_topic);
-        retry_->set_auto_create_subscription_group(o.auto_create_subscription_group);
+        groups_->set_auto_create(o.auto_create_subscription_group);
         pull_->set_long_polling(o.long_polling);
         pull_->set_short_polling_ms(o.short_polling_ms);
         store_->UpdateRetentionOptions(o.store.retention);
@@ -346,7 +338,7 @@ void Broker::BuildAdminA(const RequestRegistration& register_and_wait) {
   rs.stats = [this](RuntimeInfoService::Table& t) { runtime_stats_->Fill(t); };
   runtime_info_ = std::make_unique<RuntimeInfoService>(std::move(rs));
   group_admin_ = std::make_unique<GroupAdminService>(*groups_, *offsets_, *topics_, *consumers_);
-  store_admin_ = std::make_unique<StoreAdminService>(*store_, *consumers_);
+  store_admin_ = std::make_unique<StoreAdminService>(*store_, *consumers_, *topics_);
   admin_a_.config = broker_config_.get();
   admin_a_.runtime = runtime_info_.get();
   admin_a_.topic_configs = topics_.get();

@@ -112,6 +112,15 @@ const std::map<std::string_view, Setter>& Setters() {
          return Status::OK();
        }},
       {"autoCreateTopicEnable", RS_CONF_BOOL(auto_create_topic)},
+      {"clusterTopicEnable", RS_CONF_BOOL(cluster_topic_enable)},
+      {"brokerTopicEnable", RS_CONF_BOOL(broker_topic_enable)},
+      {"traceTopicEnable", RS_CONF_BOOL(trace_topic_enable)},
+      {"msgTraceTopicName",
+       [](const Entry& e, BrokerOptions& o) -> Status {
+         if (e.value.empty()) return e.Bad("a topic name");
+         o.msg_trace_topic_name = e.value;
+         return Status::OK();
+       }},
       {"autoCreateSubscriptionGroup", RS_CONF_BOOL(auto_create_subscription_group)},
       {"storeReplyMessageEnable", RS_CONF_BOOL(store_reply_message)},
       {"brokerPermission", RS_CONF_INT(broker_permission, 0, 7, "PermName bits in [0, 7]")},
@@ -291,6 +300,10 @@ std::string FormatBrokerConf(const BrokerOptions& o) {
       {"listenPort", n(o.server.port)},
       {"namesrvAddr", namesrv},
       {"autoCreateTopicEnable", b(o.auto_create_topic)},
+      {"clusterTopicEnable", b(o.cluster_topic_enable)},
+      {"brokerTopicEnable", b(o.broker_topic_enable)},
+      {"traceTopicEnable", b(o.trace_topic_enable)},
+      {"msgTraceTopicName", o.msg_trace_topic_name},
       {"autoCreateSubscriptionGroup", b(o.auto_create_subscription_group)},
       {"storeReplyMessageEnable", b(o.store_reply_message)},
       {"brokerPermission", n(o.broker_permission)},

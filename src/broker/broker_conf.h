@@ -9,6 +9,7 @@
 //   (rounded up to a multiple of 20 as RocketMQ does), messageIndexEnable, maxHashSlotNum,
 //   maxIndexNum, longPollingEnable, shortPollingTimeMills, defaultTopicQueueNums,
 //   accessMessageInMemoryMaxRatio, flushConsumerOffsetInterval, registerNameServerPeriod,
+//   clusterTopicEnable, brokerTopicEnable, traceTopicEnable, msgTraceTopicName,
 //   autoCreateSubscriptionGroup, brokerPermission, rebalanceLockMaxLiveTime (also spelled
 //   as Java's system property rocketmq.broker.rebalance.lockMaxLiveTime), messageDelayLevel
 //   (checked as RocketMQ parses it), flushDelayOffsetInterval, flushIntervalCommitLog,

@@ -36,7 +36,7 @@ struct BrokerOptions {
   // off, the admin statistics and /metrics read zeros.
   bool metrics_counting = true;
   bool auto_create_topic = true;               // autoCreateTopicEnable
-  bool auto_create_subscription_group = true;  // autoCreateSubscriptionGroup (send-back)
+  bool auto_create_subscription_group = true;  // autoCreateSubscriptionGroup
   int32_t broker_permission = 6;               // brokerPermission (PermName bits)
   bool long_polling = true;                    // longPollingEnable
   bool enable_property_filter = true;          // enablePropertyFilter (SQL92; Java: false)
@@ -53,6 +53,13 @@ struct BrokerOptions {
   // How long an orderly consumer's queue lock lives after its last renewal (Java: the
   // system property rocketmq.broker.rebalance.lockMaxLiveTime).
   int64_t rebalance_lock_max_live_ms = 60000;  // rebalanceLockMaxLiveTime
+  // The topics every broker has (broker/default_topics.h): the cluster-name topic is
+  // readable and writable when clusterTopicEnable, the broker-name one when
+  // brokerTopicEnable (else INHERIT only); msgTraceTopicName exists when traceTopicEnable.
+  bool cluster_topic_enable = true;                          // clusterTopicEnable
+  bool broker_topic_enable = true;                           // brokerTopicEnable
+  bool trace_topic_enable = false;                           // traceTopicEnable
+  std::string msg_trace_topic_name = "RMQ_SYS_TRACE_TOPIC";  // msgTraceTopicName
   // The delay levels (broker/schedule/delay_level_table.h), and how often their progress
   // (config/delayOffset.json) is written.
   std::string message_delay_level =  // messageDelayLevel

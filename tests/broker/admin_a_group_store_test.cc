@@ -173,11 +173,26 @@ TEST_F(AdminATest, QueryConsumeQueue) {
   EXPECT_EQ(r.code, 0);
   EXPECT_EQ(r.remark, "Index 3 of 0@QCQ is not exist!");
   EXPECT_TRUE(BodyText(r).empty());
-  // An unknown queue: SYSTEM_ERROR.
+  // An unknown queue: SYSTEM_ERROR; so is one of an unknown topic.
   r = Call(Request(RequestCode::kQueryConsumeQueue,
                    {{"topic", "QCQ"}, {"queueId", "7"}, {"index", "0"}, {"count", "1"}}));
   EXPECT_EQ(r.code, ToInt(ResponseCode::kSystemError));
   EXPECT_EQ(r.remark, "7@QCQ is not exist!");
+  r = Call(Request(RequestCode::kQueryConsumeQueue,
+                   {{"topic", "NoSuchTopic"}, {"queueId", "0"}, {"index", "0"}, {"count", "1"}}));
+  EXPECT_EQ(r.code, ToInt(ResponseCode::kSystemError));
+  EXPECT_EQ(r.remark, "0@NoSuchTopic is not exist!");
+  // A queue of the topic that holds no message yet: as Java's (empty) consume queue of it
+  // answers — SUCCESS, the index remark, no body.
+  ASSERT_FALSE(broker_->store().consume_queues().Find("QCQ", 1));
+  r = Call(Request(RequestCode::kQueryConsumeQueue, {{"topic", "QCQ"},
+                                                     {"queueId", "1"},
+                                                     {"index", "0"},
+                                                     {"count", "1"},
+                                                     {"consumerGroup", "OfflineGroup"}}));
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.remark, "Index 0 of 1@QCQ is not exist!");
+  EXPECT_TRUE(BodyText(r).empty());
   r = Call(Request(RequestCode::kQueryConsumeQueue, {{"topic", "QCQ"}, {"queueId", "x"}}));
   EXPECT_EQ(r.code, ToInt(ResponseCode::kSystemError));
 }

@@ -151,6 +151,30 @@ TEST(BrokerConfTest, TimerKeys) {
   EXPECT_FALSE(ApplyBrokerConf("timerMaxDelaySec=0\n", o, nullptr).ok());
 }
 
+TEST(BrokerConfTest, DefaultTopicKeys) {
+  BrokerOptions o;
+  EXPECT_FALSE(ApplyBrokerConf("msgTraceTopicName=\n", o, nullptr).ok());
+  EXPECT_FALSE(ApplyBrokerConf("traceTopicEnable=yes\n", o, nullptr).ok());
+  // Java's defaults.
+  EXPECT_TRUE(o.cluster_topic_enable);
+  EXPECT_TRUE(o.broker_topic_enable);
+  EXPECT_FALSE(o.trace_topic_enable);
+  EXPECT_EQ(o.msg_trace_topic_name, "RMQ_SYS_TRACE_TOPIC");
+  ASSERT_TRUE(ApplyBrokerConf("clusterTopicEnable=false\nbrokerTopicEnable=false\n"
+                              "traceTopicEnable=true\nmsgTraceTopicName=MyTrace\n",
+                              o, nullptr)
+                  .ok());
+  EXPECT_FALSE(o.cluster_topic_enable);
+  EXPECT_FALSE(o.broker_topic_enable);
+  EXPECT_TRUE(o.trace_topic_enable);
+  EXPECT_EQ(o.msg_trace_topic_name, "MyTrace");
+  BrokerOptions back;
+  ASSERT_TRUE(ApplyBrokerConf(FormatBrokerConf(o), back, nullptr).ok());
+  EXPECT_EQ(back.msg_trace_topic_name, "MyTrace");
+  EXPECT_TRUE(back.trace_topic_enable);
+  EXPECT_FALSE(back.cluster_topic_enable);
+}
+
 TEST(BrokerConfTest, StoreReplyMessageEnable) {
   BrokerOptions o;
   EXPECT_TRUE(o.store_reply_message);  // Java's default

@@ -155,6 +155,37 @@ TEST_F(JavaConfigFilesTest, SubscriptionGroupsKeepEveryField) {
   EXPECT_EQ(again.List(), m.List());
 }
 
+// A Java broker's subscriptionGroup.json holds the default groups it had (here one, changed
+// by an operator): the broker adds the missing ones and leaves the file's alone.
+TEST_F(JavaConfigFilesTest, JavaGroupsFileKeepsItsDefaultGroupsAndGetsTheMissingOnes) {
+  std::string text = kJavaGroups;
+  const std::string self_test = R"("groupName":"SELF_TEST_C_GROUP",)";
+  text.replace(text.find(R"("consumeEnable":true)"), 20, R"("consumeEnable":false)");
+  ASSERT_NE(text.find(self_test), std::string::npos);
+  ASSERT_OK(WriteFileAtomically(fs_, "/c/subscriptionGroup.json", text));
+  SubscriptionGroupManager m(fs_, clock_, "/c/subscriptionGroup.json");
+  ASSERT_OK(m.Load());
+  ASSERT_FALSE(m.Find("SELF_TEST_C_GROUP")->consume_enable);
+  EXPECT_FALSE(m.dirty());
+
+  EXPECT_EQ(m.AddMissing(DefaultSubscriptionGroups()), 6);
+  EXPECT_FALSE(m.Find("SELF_TEST_C_GROUP")->consume_enable) << "the file's entry wins";
+  EXPECT_EQ(m.data_version().counter, 19);
+  EXPECT_TRUE(m.dirty());
+  for (const SubscriptionGroupConfig& d : DefaultSubscriptionGroups()) {
+    if (d.name != "SELF_TEST_C_GROUP") EXPECT_EQ(m.Find(d.name), d);
+  }
+  ASSERT_OK(m.Persist());
+  EXPECT_EQ(m.AddMissing(DefaultSubscriptionGroups()), 0);
+  EXPECT_EQ(m.data_version().counter, 19);
+  EXPECT_FALSE(m.dirty());
+
+  SubscriptionGroupManager again(fs_, clock_, "/c/subscriptionGroup.json");
+  ASSERT_OK(again.Load());
+  EXPECT_EQ(again.List(), m.List());
+  EXPECT_EQ(again.List().size(), 3u + 6u);
+}
+
 TEST_F(JavaConfigFilesTest, WrittenFilesUseFastjsonsSortedMemberOrder) {
   TopicConfigManager m(fs_, clock_, "/c/topics.json");
   m.Upsert(Named("T"));

@@ -199,9 +199,8 @@ class RetryServiceTest : public ::testing::Test {
 // ---- refusals first ----
 
 TEST_F(RetryServiceTest, UnknownGroupWithoutAutoCreateIsRefusedAsJavaDoes) {
-  RetryService::Options o;
-  o.auto_create_subscription_group = false;
-  Build(o);
+  groups_.set_auto_create(false);
+  Build(RetryService::Options{});
   const int64_t off = OffsetOf(Send("JV_sendback"));
   SendBackResult r = SendBack(off, 0, 16, "Nobody");
   EXPECT_EQ(r.verdict.outcome, Outcome::kSubscriptionGroupNotExist);
@@ -399,9 +398,8 @@ TEST_F(RetryServiceTest, NegativeDelayLevelGoesToTheDlqAtOnce) {
 // ---- a client's own send to %RETRY% (its fallback) ----
 
 TEST_F(RetryServiceTest, PlainRetrySendForAnUnknownGroupIsRefused) {
-  RetryService::Options o;
-  o.auto_create_subscription_group = false;
-  Build(o);
+  groups_.set_auto_create(false);
+  Build(RetryService::Options{});
   const PhysicalOffset end = store_->MaxPhysicalOffset();
   SendResult r = Send("%RETRY%Nobody", 1, 16);
   EXPECT_EQ(r.verdict.outcome, Outcome::kSubscriptionGroupNotExist);

@@ -57,6 +57,12 @@ class ScheduleDeliveryTest : public ::testing::Test {
   }
 
   void Open() {
+    auto s = MessageStore::Open(StoreOpts(), fs_, clock_);
+    ASSERT_TRUE(s.ok()) << s.status();
+    store_ = std::move(s).value();
+    OpenServices();
+  }
+  StoreOptions StoreOpts() {
     StoreOptions o;
     o.root_dir = "/store";
     o.commit_log_segment_size = 1 << 20;
@@ -69,9 +75,9 @@ class ScheduleDeliveryTest : public ::testing::Test {
     o.start_background_services = false;
     o.async_flush.least_pages = 0;  // RunFlushStep flushes whatever is dirty
     o.tags_code_policy = [t = levels_](const DispatchRequest& r) { return t.TagsCode(r); };
-    auto s = MessageStore::Open(o, fs_, clock_);
-    ASSERT_TRUE(s.ok()) << s.status();
-    store_ = std::move(s).value();
+    return o;
+  }
+  void OpenServices() {
     TopicConfig t;
     t.name = "T";
     t.read_queue_nums = t.write_queue_nums = 4;
@@ -462,6 +468,47 @@ TEST_F(ScheduleDeliveryTest, StoredOffsetOutsideTheQueueIsClampedAsJava) {
   }
   Open();
   EXPECT_EQ(schedule_->Levels()[0].next_offset, 1) << "the queue's max";
+}
+
+// Where a level's units are gone under its offset, the level goes on at the queue's min
+// offset (DeliverDelayedMessageTimerTask: getIndexBuffer null and min > offset -> min).
+// Files leave a consume queue only from its head (retention), so that is the one way a
+// level's offset can lose its units while the broker runs.
+TEST_F(ScheduleDeliveryTest, QueueHeadGoneUnderALevelContinuesAtTheQueueMinAsJava) {
+  for (int i = 0; i < 150; ++i) Send("m" + std::to_string(i), 1);
+  EXPECT_GT(Step(), clock_.NowMillis()) << "nothing due yet";
+  std::shared_ptr<ConsumeQueue> cq = store_->consume_queues().Find(kScheduleTopic, 0);
+  ASSERT_TRUE(cq);
+  ASSERT_OK_AND_ASSIGN(auto unit, store_->GetQueueUnits(kScheduleTopic, 0, QueueOffset(100), 1));
+  // As retention does once the commit log's head is gone up to unit 100's record.
+  ASSERT_OK(cq->DeleteFilesBelow(unit[0].offset));
+  ASSERT_EQ(store_->GetMinOffsetInQueue(kScheduleTopic, 0), QueueOffset(100));
+  ASSERT_EQ(cq->file_count(), 2u) << "units 0-63 are gone with their file";
+  clock_.AdvanceMillis(1000);
+  while (Step() <= clock_.NowMillis()) {
+  }
+  EXPECT_EQ(store_->GetMaxOffsetInQueue("T", 0), QueueOffset(50));
+  std::vector<std::string> want;
+  for (int i = 100; i < 132; ++i) want.push_back("m" + std::to_string(i));
+  EXPECT_EQ(Delivered(), want) << "in order from unit 100 (a pull returns 32)";
+  EXPECT_EQ(schedule_->skipped(), 100u);
+  EXPECT_EQ(schedule_->Levels()[0].next_offset, 150);
+}
+
+// A consume-queue file missing in the middle of SCHEDULE_TOPIC_XXXX (deleted by hand): the
+// store refuses to open and names the queue, instead of a broker whose level stalls there
+// (4.9.8 starts, and its DeliverDelayedMessageTimerTask retries that offset every 100 ms
+// for ever: getIndexBuffer is null and the offset lies within [min, max]).
+TEST_F(ScheduleDeliveryTest, ScheduleQueueFileMissingInTheMiddleFailsTheOpenNamingIt) {
+  for (int i = 0; i < 150; ++i) Send("m" + std::to_string(i), 1);
+  Close();
+  const std::string dir = "/store/consumequeue/SCHEDULE_TOPIC_XXXX/0";
+  ASSERT_OK(fs_.RemoveFile(dir + "/00000000000000001280"));  // units 64-127
+  auto s = MessageStore::Open(StoreOpts(), fs_, clock_);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().code(), StatusCode::kCorruption);
+  EXPECT_NE(s.status().message().find(dir), std::string::npos) << s.status();
+  EXPECT_NE(s.status().message().find("not contiguous"), std::string::npos) << s.status();
 }
 
 TEST_F(ScheduleDeliveryTest, QueueUnitsFacade) {

@@ -276,6 +276,63 @@ TEST_F(ServicesTest, SendAutoCreatesFromTheTemplateAndStampsProperties) {
   EXPECT_EQ(format::FindProperty(d.record.properties, "TAGS").value_or(""), "a");
 }
 
+// WAIT, as 4.9.8's SendMessageProcessor: CLUSTER is put, then WAIT taken out of the map,
+// the string built, WAIT put back. A plain record has no WAIT; a half (whose string
+// TransactionalMessageBridge builds again from the map) has it, in HashMap order.
+TEST_F(ServicesTest, WaitIsLeftOutOfAPlainRecordButAHalfKeepsItAsJava) {
+  const std::string uniq = "FD000000000000000000000000000002166230946E09047C14260001";
+  // 12 entries with WAIT: Java's map reaches 13 with CLUSTER and grows to 32 buckets before
+  // WAIT leaves it; taking WAIT out first would keep 16 and another order.
+  std::string client =
+      "TAGS\x01"
+      "a\x02UNIQ_KEY\x01" +
+      uniq + "\x02WAIT\x01true";
+  for (const char* k : {"k17", "k72", "k97", "k08", "k32", "k15", "k63", "k57", "k60"}) {
+    client += std::string("\x02") + k + "\x01v";
+  }
+  auto java_plain = format::PropertiesBuilder::FromString(client);
+  java_plain.Put("CLUSTER", "DefaultCluster");
+  java_plain.Remove("WAIT");
+  auto other_order = format::PropertiesBuilder::FromString(client);
+  other_order.Remove("WAIT");
+  other_order.Put("CLUSTER", "DefaultCluster");
+  ASSERT_NE(java_plain.Build(), other_order.Build()) << "the case must tell the orders apart";
+
+  const SendEntry entry{0, "plain", client};
+  SendRequest r;
+  r.producer_group = "P";
+  r.topic = "T";
+  r.queue_id = 0;
+  r.messages = std::span<const SendEntry>(&entry, 1);
+  auto res = send_->Send(ctx_, r, [](SendResult) { ADD_FAILURE(); });
+  ASSERT_TRUE(res && res->stored()) << (res ? res->verdict.remark : "");
+  auto id = format::DecodeOffsetMsgId(res->msg_id);
+  ASSERT_TRUE(id.ok());
+  auto rec = store_->ReadRecord(PhysicalOffset(id->physical_offset));
+  ASSERT_TRUE(rec.ok());
+  EXPECT_EQ(format::DecodeRecord(rec->bytes, true).record.properties, java_plain.Build());
+
+  const std::string half_client = client + "\x02TRAN_MSG\x01true\x02PGROUP\x01P";
+  auto java_half = format::PropertiesBuilder::FromString(half_client);
+  java_half.Put("CLUSTER", "DefaultCluster");
+  java_half.Remove("WAIT");
+  java_half.Put("WAIT", "true");
+  java_half.Put("REAL_TOPIC", "T");
+  java_half.Put("REAL_QID", "1");
+  const SendEntry half_entry{0, "half", half_client};
+  r.queue_id = 1;
+  r.messages = std::span<const SendEntry>(&half_entry, 1);
+  res = send_->Send(ctx_, r, [](SendResult) { ADD_FAILURE(); });
+  ASSERT_TRUE(res && res->stored()) << (res ? res->verdict.remark : "");
+  id = format::DecodeOffsetMsgId(res->msg_id);
+  ASSERT_TRUE(id.ok());
+  rec = store_->ReadRecord(PhysicalOffset(id->physical_offset));
+  ASSERT_TRUE(rec.ok());
+  const format::DecodeResult half = format::DecodeRecord(rec->bytes, true);
+  EXPECT_EQ(half.record.topic, "RMQ_SYS_TRANS_HALF_TOPIC");
+  EXPECT_EQ(half.record.properties, java_half.Build());
+}
+
 // A PREPARED record without TRAN_MSG would be stored and never delivered: refused with a
 // clear error; a half message (TRAN_MSG=true) goes to the half topic (transaction_test.cc).
 TEST_F(ServicesTest, PreparedSysFlagWithoutTranMsgIsRefusedNotSilentlyLost) {

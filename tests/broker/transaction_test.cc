@@ -685,7 +685,7 @@ TEST_F(TransactionTest, JavaTransactionVectorsReplayedAnswerAsTheJavaBroker) {
     EXPECT_EQ(o.body, j.body);
     auto jp = PropertyMap(j.properties), op = PropertyMap(o.properties);
     for (auto* m : {&jp, &op}) {
-      for (const char* k : {"WAIT", "CLUSTER", "TRAN_PREPARED_QUEUE_OFFSET"}) m->erase(k);
+      for (const char* k : {"CLUSTER", "TRAN_PREPARED_QUEUE_OFFSET"}) m->erase(k);
     }
     EXPECT_EQ(op, jp);
   }
@@ -704,7 +704,7 @@ TEST_F(TransactionTest, JavaTransactionVectorsReplayedAnswerAsTheJavaBroker) {
     EXPECT_EQ(ours[0].prepared, java_to_ours.at(j.prepared_transaction_offset));
     auto jp = PropertyMap(j.properties), op = PropertyMap(ours[0].properties);
     for (auto* m : {&jp, &op}) {
-      for (const char* k : {"WAIT", "CLUSTER", "TRAN_PREPARED_QUEUE_OFFSET"}) m->erase(k);
+      for (const char* k : {"CLUSTER", "TRAN_PREPARED_QUEUE_OFFSET"}) m->erase(k);
     }
     EXPECT_EQ(op, jp);
   }

@@ -47,6 +47,18 @@ std::string EncodeGroup(const SubscriptionGroupConfig& g) {
 
 }  // namespace
 
+std::vector<SubscriptionGroupConfig> DefaultSubscriptionGroups() {
+  std::vector<SubscriptionGroupConfig> out;
+  for (std::string_view name :
+       {"TOOLS_CONSUMER", "FILTERSRV_CONSUMER", "SELF_TEST_C_GROUP", "CID_ONS-HTTP-PROXY",
+        "CID_ONSAPI_PULL", "CID_ONSAPI_PERMISSION", "CID_ONSAPI_OWNER"}) {
+    SubscriptionGroupConfig g;
+    g.name = std::string(name);
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+
 Status SubscriptionGroupManager::DecodeLocked(std::string_view json) {
   RS_ASSIGN_OR_RETURN(rapidjson::Document doc, cj::ParseObject(json));
   const rapidjson::Value& root = doc;
@@ -83,6 +95,28 @@ SubscriptionGroupConfig SubscriptionGroupManager::FindOrCreate(std::string_view 
   }
   NotifyChanged();
   return g;
+}
+
+std::optional<SubscriptionGroupConfig> SubscriptionGroupManager::FindOrAutoCreate(
+    std::string_view group) {
+  if (auto g = Find(group)) return g;
+  if (!auto_create() && !group.starts_with(kSysConsumerGroupPrefix)) return std::nullopt;
+  return FindOrCreate(group);
+}
+
+int SubscriptionGroupManager::AddMissing(const std::vector<SubscriptionGroupConfig>& groups) {
+  int added = 0;
+  {
+    std::lock_guard lock(mu_);
+    for (const SubscriptionGroupConfig& g : groups) {
+      if (groups_.emplace(g.name, g).second) ++added;
+    }
+    if (added == 0) return 0;
+    BumpLocked(version_);
+    MarkDirtyLocked();
+  }
+  NotifyChanged();
+  return added;
 }
 
 bool SubscriptionGroupManager::Upsert(const SubscriptionGroupConfig& config) {

@@ -184,6 +184,21 @@ TopicConfig TopicConfigManager::EnsureSystemTopic(std::string_view topic, int32_
   return c;
 }
 
+int TopicConfigManager::AddMissing(const std::vector<TopicConfig>& topics) {
+  int added = 0;
+  {
+    std::lock_guard lock(mu_);
+    for (const TopicConfig& t : topics) {
+      if (topics_.emplace(t.name, t).second) ++added;
+    }
+    if (added == 0) return 0;
+    BumpLocked(version_);
+    MarkDirtyLocked();
+  }
+  NotifyChanged();
+  return added;
+}
+
 DataVersion TopicConfigManager::data_version() const {
   std::lock_guard lock(mu_);
   return version_;

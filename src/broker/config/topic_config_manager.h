@@ -64,6 +64,11 @@ class TopicConfigManager final : public ConfigManager {
                                                 std::string_view template_topic, int32_t queues);
   // The existing config, or a new one with `queues` read/write queues and RW perm.
   TopicConfig EnsureSystemTopic(std::string_view topic, int32_t queues);
+  // Adds each of `topics` whose name is not in the table yet: a loaded entry wins, as
+  // Java's decode puts the file's table over the topics its constructor created. When any
+  // was added the data version is bumped once and the manager is dirty (so topics.json
+  // gets them). Returns how many were added.
+  int AddMissing(const std::vector<TopicConfig>& topics);
   DataVersion data_version() const;
   // The topicConfigSerializeWrapper a broker whose brokerPermission is `perm` registers:
   // ToJson() itself, except that every topic's perm is replaced by `perm` unless it has

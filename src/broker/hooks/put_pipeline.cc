@@ -13,6 +13,7 @@ DraftMessage& DraftMessage::operator=(const DraftMessage& other) {
   born_host = other.born_host;
   reconsume_times = other.reconsume_times;
   prepared_transaction_offset = other.prepared_transaction_offset;
+  wait_in_map = other.wait_in_map;
   topic_storage_ = other.topic_storage_;
   properties_storage_ = other.properties_storage_;
   const bool own_topic = other.topic_.data() == other.topic_storage_.data();

@@ -80,6 +80,12 @@ class DraftMessage {
   int32_t reconsume_times = 0;
   // A committed transaction's half (its commit-log offset); 0 otherwise.
   int64_t prepared_transaction_offset = 0;
+  // The producer's WAIT property, which 4.9.8's SendMessageProcessor leaves out of the
+  // stored properties string but keeps in the message's property map (it removes it, builds
+  // the string, and puts it back). A hook that builds the string again from the map puts
+  // it back first, so its record carries WAIT as Java's does: the delay levels (CommitLog),
+  // transaction halves (TransactionalMessageBridge) and 5.x timers. Unset: none.
+  std::optional<std::string> wait_in_map;
 
   // The store's view of this draft (valid while the draft is unchanged and alive).
   format::MessageToStore ToStore(const format::HostAddress& store_host) const;

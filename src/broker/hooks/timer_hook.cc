@@ -88,6 +88,7 @@ Verdict TimerHook::BeforePut(const PutContext& context, DraftMessage& message) {
   }
   const int64_t out_ms = RoundUp(now + ahead, options_.precision_ms);
   format::PropertiesBuilder b = format::PropertiesBuilder::FromString(props);
+  if (message.wait_in_map) b.Put(format::kPropertyWait, *message.wait_in_map);  // as 5.x
   b.Put(timer::kPropTimerOutMs, std::to_string(out_ms));
   b.Put(format::kPropertyRealTopic, message.topic());
   b.Put(format::kPropertyRealQueueId, std::to_string(message.queue_id));

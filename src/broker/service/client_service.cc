@@ -3,6 +3,10 @@
 #include <algorithm>
 
 namespace rocketstore::broker {
+namespace {
+// TopicSysFlag.buildSysFlag(false, true): a unit-mode %RETRY% topic.
+constexpr int32_t kTopicSysFlagUnitSub = 0x2;
+}  // namespace
 
 ClientService::ClientService(ConsumerManager& consumers, ProducerManager& producers,
                              TopicConfigManager& topics, SubscriptionGroupManager& groups,
@@ -25,13 +29,19 @@ Verdict ClientService::Heartbeat(const RequestContext& context, const HeartbeatR
   info.version = context.version;
   for (const ConsumerData& data : request.consumers) {
     if (data.group.empty()) continue;
-    SubscriptionGroupConfig gc = groups_.FindOrCreate(data.group);
-    const std::string retry = "%RETRY%" + data.group;
-    if (!topics_.Find(retry)) {
-      topics_.EnsureSystemTopic(retry, std::max(1, gc.retry_queue_nums));
-      if (on_topic_created_) on_topic_created_();
+    const std::optional<SubscriptionGroupConfig> gc = groups_.FindOrAutoCreate(data.group);
+    if (gc) {
+      const std::string retry = "%RETRY%" + data.group;
+      if (!topics_.Find(retry)) {
+        TopicConfig t = topics_.EnsureSystemTopic(retry, std::max(1, gc->retry_queue_nums));
+        if (data.unit_mode && t.sys_flag != kTopicSysFlagUnitSub) {
+          t.sys_flag = kTopicSysFlagUnitSub;  // TopicSysFlag.buildSysFlag(false, true)
+          topics_.Upsert(t);
+        }
+        if (on_topic_created_) on_topic_created_();
+      }
     }
-    consumers_.Register(data, info, gc.notify_consumer_ids_changed_enable);
+    consumers_.Register(data, info, !gc || gc->notify_consumer_ids_changed_enable);
   }
   for (const std::string& group : request.producer_groups) {
     if (!group.empty()) producers_.Register(group, info);
@@ -45,7 +55,7 @@ Verdict ClientService::Unregister(const RequestContext& context, const std::stri
   const uint64_t channel_id = context.channel ? context.channel->id() : 0;
   if (!producer_group.empty()) producers_.Unregister(producer_group, client_id, channel_id);
   if (!consumer_group.empty()) {
-    auto gc = groups_.Find(consumer_group);
+    auto gc = groups_.FindOrAutoCreate(consumer_group);
     consumers_.Unregister(consumer_group, client_id, channel_id,
                           !gc || gc->notify_consumer_ids_changed_enable);
   }

@@ -1,12 +1,15 @@
 // File: broker/service/client_service.h
 //
 // ClientService: heartbeats and client registration (RocketMQ's ClientManageProcessor).
-//   Heartbeat: for each consumer group of the heartbeat, the subscription group is found
-//     (auto-created), its %RETRY% topic created with the group's retryQueueNums, and the
-//     member registered in the ConsumerManager (notifying the group when it changed and
-//     notifyConsumerIdsChangedEnable); each producer group registers the channel in the
-//     ProducerManager.
-//   Unregister: UNREGISTER_CLIENT for a producer and/or consumer group.
+//   Heartbeat: for each consumer group of the heartbeat, the subscription group is looked
+//     up (SubscriptionGroupManager::FindOrAutoCreate, as 4.9.8's heartBeat); when it
+//     exists its %RETRY% topic is created with the group's retryQueueNums (unit mode:
+//     topicSysFlag 2). The member is registered in the ConsumerManager either way
+//     (notifying the group when it changed and notifyConsumerIdsChangedEnable — true for a
+//     group that does not exist); each producer group registers the channel in the
+//     ProducerManager. SUCCESS even when the group does not exist.
+//   Unregister: UNREGISTER_CLIENT for a producer and/or consumer group (the consumer
+//     group is looked up with FindOrAutoCreate too, as Java's unregisterClient).
 //   ConsumerIds: GET_CONSUMER_LIST_BY_GROUP.
 //
 // Thread-safety: any thread.

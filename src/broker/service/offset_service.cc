@@ -27,7 +27,6 @@ Verdict OffsetService::Update(const std::string& group, const std::string& topic
     return Verdict::Error(Outcome::kInvalidArgument,
                           "queueId " + std::to_string(queue_id) + " is negative");
   }
-  groups_.FindOrCreate(group);
   offsets_.Commit(group, topic, queue_id, offset);
   return Verdict::Ok();
 }

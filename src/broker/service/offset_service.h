@@ -8,6 +8,8 @@
 //     starts at the end instead of reading a whole on-disk backlog. (5.x's
 //     setZeroIfNotFound=false turns the 0 answer into kQueryNotFound too.)
 //   Update: commits in memory; the config persister writes consumerOffset.json.
+//   Neither looks the subscription group up nor creates it (as 4.9.8's
+//   updateConsumerOffset / queryConsumerOffset), whatever autoCreateSubscriptionGroup says.
 //
 // Thread-safety: any thread.
 #pragma once
@@ -27,9 +29,8 @@ struct OffsetResult {
 
 class OffsetService {
  public:
-  OffsetService(MessageStore& store, ConsumerOffsetManager& offsets,
-                SubscriptionGroupManager& groups)
-      : store_(store), offsets_(offsets), groups_(groups) {}
+  OffsetService(MessageStore& store, ConsumerOffsetManager& offsets)
+      : store_(store), offsets_(offsets) {}
 
   OffsetResult Query(const std::string& group, const std::string& topic, int32_t queue_id,
                      bool set_zero_if_not_found = true) const;
@@ -39,7 +40,6 @@ class OffsetService {
  private:
   MessageStore& store_;
   ConsumerOffsetManager& offsets_;
-  SubscriptionGroupManager& groups_;
 };
 
 }  // namespace rocketstore::broker

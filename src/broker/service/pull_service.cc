@@ -141,7 +141,15 @@ std::optional<PullResult> PullService::PullOnce(const RequestContext& context,
     r.verdict = options_.permission->PullingForbidden();
     return r;
   }
-  SubscriptionGroupConfig group = groups_.FindOrCreate(req.consumer_group);
+  const std::optional<SubscriptionGroupConfig> found = groups_.FindOrAutoCreate(req.consumer_group);
+  if (!found) {
+    r.verdict = Verdict::Error(Outcome::kSubscriptionGroupNotExist,
+                               "subscription group [" + req.consumer_group +
+                                   "] does not exist, \nSee http://rocketmq.apache.org/docs/faq/ "
+                                   "for further details.");
+    return r;
+  }
+  const SubscriptionGroupConfig& group = *found;
   if (!group.consume_enable) {
     r.verdict = Verdict::Error(Outcome::kNoPermission,
                                "subscription group no permission, " + req.consumer_group);

@@ -2,8 +2,10 @@
 //
 // PullService: a consumer's pull (RocketMQ's PullMessageProcessor without the wire).
 //
-//   1. The subscription group (auto-created, as autoCreateSubscriptionGroup does) must
-//      allow consuming; the topic must exist, be readable, and have the queue.
+//   1. The subscription group must exist (SubscriptionGroupManager::FindOrAutoCreate: with
+//      autoCreateSubscriptionGroup=false an unknown group answers SUBSCRIPTION_GROUP_NOT_EXIST
+//      "subscription group [<g>] does not exist, <FAQ>", as 4.9.8) and allow consuming;
+//      the topic must exist, be readable, and have the queue.
 //   2. The subscription: the request's own (sysFlag bit 2, a pull consumer) or the one
 //      the group's heartbeats registered (ConsumerManager: the group's table holds the
 //      highest subVersion; a pull carrying a newer one than the broker knows answers

@@ -13,8 +13,6 @@ namespace {
 // FAQUrl.suggestTodo(FAQUrl.SUBSCRIPTION_GROUP_NOT_EXIST), as Java appends it.
 constexpr std::string_view kGroupFaq =
     "\nSee http://rocketmq.apache.org/docs/faq/ for further details.";
-// MixAll.CID_RMQ_SYS_PREFIX: groups Java creates whatever autoCreateSubscriptionGroup says.
-constexpr std::string_view kSysConsumerGroupPrefix = "CID_RMQ_SYS_";
 // TopicSysFlag.buildSysFlag(false, true): a unit-mode %RETRY% topic.
 constexpr int32_t kTopicSysFlagUnitSub = 0x2;
 
@@ -54,12 +52,7 @@ RetryService::RetryService(Options options, SubscriptionGroupManager& groups,
       on_topic_created_(std::move(on_topic_created)) {}
 
 std::optional<SubscriptionGroupConfig> RetryService::FindGroup(std::string_view group) {
-  if (auto g = groups_.Find(group)) return g;
-  if (auto_create_group_.load(std::memory_order_relaxed) ||
-      group.starts_with(kSysConsumerGroupPrefix)) {
-    return groups_.FindOrCreate(group);
-  }
-  return std::nullopt;
+  return groups_.FindOrAutoCreate(group);
 }
 
 TopicConfig RetryService::EnsureTopic(std::string_view topic, int32_t queues, int32_t sys_flag) {

@@ -5,8 +5,8 @@
 //
 // SendBack (CONSUMER_SEND_MSG_BACK, 36): a consumer hands back a message it failed to
 // consume, by its commit-log offset.
-//   1. The subscription group (auto-created when autoCreateSubscriptionGroup, or a
-//      CID_RMQ_SYS_ group, as findSubscriptionGroupConfig does) must exist, the broker
+//   1. The subscription group (SubscriptionGroupManager::FindOrAutoCreate: auto-created
+//      when autoCreateSubscriptionGroup, or a CID_RMQ_SYS_ group) must exist, the broker
 //      must be writable; retryQueueNums <= 0 answers OK and stores nothing (as Java).
 //   2. `%RETRY%<group>` is created on demand with retryQueueNums queues (perm RW); the
 //      message is read back by its offset (Reputter::Read).
@@ -68,7 +68,6 @@ struct SendBackResult {
 class RetryService {
  public:
   struct Options {
-    bool auto_create_subscription_group = true;  // autoCreateSubscriptionGroup
     // brokerPermission (null: read and write). Must outlive the service.
     const BrokerPermission* permission = nullptr;
     // When set, every stored send-back is counted under the message's original topic
@@ -80,10 +79,6 @@ class RetryService {
                const Reputter& reput, std::function<void()> on_topic_created);
 
   SendBackResult SendBack(const RequestContext& context, const SendBackRequest& request);
-  // autoCreateSubscriptionGroup changed at run time (UPDATE_BROKER_CONFIG).
-  void set_auto_create_subscription_group(bool on) {
-    auto_create_group_.store(on, std::memory_order_relaxed);
-  }
 
   // For a client's send (PutOrigin::kClient) to a %RETRY% topic: the DLQ rule above.
   // `max_reconsume_times` is the send's header field. Other topics pass unchanged.
@@ -96,7 +91,6 @@ class RetryService {
   TopicConfig EnsureTopic(std::string_view topic, int32_t queues, int32_t sys_flag);
 
   Options options_;
-  std::atomic<bool> auto_create_group_{options_.auto_create_subscription_group};
   SubscriptionGroupManager& groups_;
   TopicConfigManager& topics_;
   const Reputter& reput_;

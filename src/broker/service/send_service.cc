@@ -58,10 +58,11 @@ bool WaitOf(const SendRequest& request) {
 std::string SendService::BrokerProperties(const format::PropertyIndex& producer,
                                           std::string_view producer_text, std::string_view uniq,
                                           bool add_uniq) const {
-  // As Java's send: string2messageProperties into a HashMap, WAIT removed, CLUSTER put,
-  // UNIQ_KEY put when missing, messageProperties2String. The HashMap's order follows from
-  // the order of the puts and its peak size (format::AppendInHashMapOrder); only property
-  // sets it cannot model (many names, a long bucket) go through the PropertiesBuilder.
+  // As 4.9.8's SendMessageProcessor: string2messageProperties into a HashMap, CLUSTER put,
+  // then WAIT removed (so the map held CLUSTER and WAIT at once), UNIQ_KEY put when
+  // missing, messageProperties2String. The HashMap's order follows from the order of the
+  // puts and its peak size (format::AppendInHashMapOrder); only property sets it cannot
+  // model (many names, a long bucket) go through the PropertiesBuilder.
   std::array<format::PropertyEntry, format::PropertyIndex::kInline> ordered;
   size_t n = 0;
   bool fits = producer.size() + 2 <= ordered.size();
@@ -80,14 +81,15 @@ std::string SendService::BrokerProperties(const format::PropertyIndex& producer,
     if (!had_cluster) ordered[n++] = {format::kPropertyCluster, options_.cluster_name};
     if (add_uniq) ordered[n++] = {format::kPropertyUniqKey, uniq};
     std::string out;
-    if (format::AppendInHashMapOrder(std::span(ordered.data(), n), std::max(producer.size(), n),
-                                     format::PropertiesFormat{}, &out)) {
+    const size_t peak = std::max(producer.size() + (had_cluster ? 0 : 1), n);
+    if (format::AppendInHashMapOrder(std::span(ordered.data(), n), peak, format::PropertiesFormat{},
+                                     &out)) {
       return out;
     }
   }
   format::PropertiesBuilder b = format::PropertiesBuilder::FromString(producer_text);
-  b.Remove(format::kPropertyWait);
   b.Put(format::kPropertyCluster, options_.cluster_name);
+  b.Remove(format::kPropertyWait);
   if (add_uniq) b.Put(format::kPropertyUniqKey, uniq);
   return b.Build();
 }
@@ -200,6 +202,7 @@ std::optional<SendResult> SendService::Send(const RequestContext& context,
     const std::optional<std::string_view> producer_uniq =
         producer_props.Find(format::kPropertyUniqKey);
     uniq = producer_uniq ? std::string(*producer_uniq) : RandomHex32();
+    if (auto w = producer_props.Find(format::kPropertyWait)) d.wait_in_map = std::string(*w);
     d.SetProperties(BrokerProperties(producer_props, e.properties, uniq, !producer_uniq));
   }
   PutContext put_context;

@@ -1,5 +1,7 @@
 #include "broker/service/store_admin_service.h"
 
+#include <algorithm>
+
 namespace rocketstore::broker {
 
 namespace {
@@ -40,7 +42,12 @@ Verdict StoreAdminService::QueryConsumeQueue(const std::string& topic, int32_t q
                                              ConsumeQueueView* out) const {
   const std::string where = std::to_string(queue_id) + "@" + topic;
   if (!store_.consume_queues().Find(topic, queue_id)) {
-    return Verdict::Error(Outcome::kSystemError, where + " is not exist!");
+    const auto config = topics_.Find(topic);
+    if (!config || queue_id < 0 ||
+        queue_id >= std::max(config->read_queue_nums, config->write_queue_nums)) {
+      return Verdict::Error(Outcome::kSystemError, where + " is not exist!");
+    }
+    // A configured queue without messages: Java's (lazily made) consume queue is empty.
   }
   *out = ConsumeQueueView{};
   out->min_queue_index = store_.GetMinOffsetInQueue(topic, queue_id).value();

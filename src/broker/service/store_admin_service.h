@@ -6,9 +6,13 @@
 //       `count` units from `index` (never past the end of the consume-queue file holding
 //       `index`, as Java's getIndexBuffer). With a consumer group: its subscription of the
 //       topic and its filter data ("<group>@<topic> is not online!" when the group has no
-//       subscription of it). An unknown queue is SYSTEM_ERROR "<id>@<topic> is not
-//       exist!"; an index outside the queue answers SUCCESS with only the remark
-//       "Index <i> of <id>@<topic> is not exist!" and no units (Java sends no body then).
+//       subscription of it). An index outside the queue answers SUCCESS with only the
+//       remark "Index <i> of <id>@<topic> is not exist!" and no units (Java sends no body
+//       then). So does a queue of a configured topic (queueId < max(read, write) queue
+//       nums) that holds no message yet: Java's consume queue of it exists in memory as
+//       soon as anything looked at the queue (a pull, topic stats), and its index buffer
+//       is null. A queue of no configured topic, or past the topic's queues, with no
+//       consume queue, is SYSTEM_ERROR "<id>@<topic> is not exist!".
 //       rocketstore has no consume-queue extension, so `eval`, `bitMap`, `extendDataJson`
 //       are never set (eval false), as in Java for units without an ext address.
 //   CleanExpiredConsumeQueue  CLEAN_EXPIRED_CONSUMEQUEUE (306): a retention round now, on
@@ -24,7 +28,8 @@
 //       whatever the hour and disk usage, for the next 20 rounds). The round runs on the
 //       retention thread; the answer does not wait for it (Java's 329 does not either).
 //
-// Thread-safety: any thread. Ownership: the store and the consumer manager must outlive it.
+// Thread-safety: any thread. Ownership: the store, the consumer manager and the topic
+// configs must outlive it.
 #pragma once
 
 #include <cstdint>
@@ -32,6 +37,7 @@
 #include <string>
 #include <vector>
 
+#include "broker/config/topic_config_manager.h"
 #include "broker/service/consumer_manager.h"
 #include "broker/service/outcome.h"
 #include "broker/service/route_registration.h"
@@ -41,8 +47,9 @@ namespace rocketstore::broker {
 
 class StoreAdminService {
  public:
-  StoreAdminService(MessageStore& store, const ConsumerManager& consumers)
-      : store_(store), consumers_(consumers) {}
+  StoreAdminService(MessageStore& store, const ConsumerManager& consumers,
+                    const TopicConfigManager& topics)
+      : store_(store), consumers_(consumers), topics_(topics) {}
 
   struct Unit {
     int64_t physic_offset = 0;
@@ -67,6 +74,7 @@ class StoreAdminService {
  private:
   MessageStore& store_;
   const ConsumerManager& consumers_;
+  const TopicConfigManager& topics_;
 };
 
 }  // namespace rocketstore::broker

@@ -41,7 +41,10 @@ Verdict HalfMessageHook::BeforePut(const PutContext& context, DraftMessage& mess
     return Verdict::Error(Outcome::kMessageIllegal,
                           "batch message does not support transaction (TRAN_MSG=true)");
   }
+  // parseHalfMessageInner: puts into the message's map (which still holds the producer's
+  // WAIT, DraftMessage::wait_in_map), then messageProperties2String.
   format::PropertiesBuilder props = format::PropertiesBuilder::FromString(message.properties());
+  if (message.wait_in_map) props.Put(format::kPropertyWait, *message.wait_in_map);
   props.Put(format::kPropertyRealTopic, message.topic());
   props.Put(format::kPropertyRealQueueId, std::to_string(message.queue_id));
   message.SetProperties(props.Build());

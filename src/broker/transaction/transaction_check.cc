@@ -101,7 +101,13 @@ bool TransactionService::CheckOne(Entry& e, int64_t now_ms) {
   check.msg_id = std::string(Prop(r.properties, format::kPropertyUniqKey));
   check.transaction_id = check.msg_id;
   check.offset_msg_id = format::EncodeOffsetMsgId(reputter_.store_host(), e.commit_log_offset);
-  check.message = EncodeForCheck(copy, put.put.first, reputter_.store_host(), e.real_topic,
+  // renewHalfMessageInner shares the half's property map and sets WAIT=false on it after
+  // the copy's string was built: the check message shows WAIT=false, the copy keeps the
+  // half's WAIT.
+  DraftMessage shown = copy;
+  props.Put(format::kPropertyWait, "false");
+  shown.SetProperties(props.Build());
+  check.message = EncodeForCheck(shown, put.put.first, reputter_.store_host(), e.real_topic,
                                  e.real_queue_id, r.body_crc);
   channel->CheckTransactionState(check);
   ++counters_.checks_sent;
