@@ -19,8 +19,8 @@ N=${1:-200000}
 SHAPE=${2:-1x256}
 WARMUP=2000
 SERIALIZE=${SERIALIZE:-json}
-RS=build/release/rocketstore
-PEER=build/release/bench/rs_peer
+RS=${RS:-build/release/rocketstore}
+PEER=${PEER:-build/release/bench/rs_peer}
 for t in valgrind callgrind_control callgrind_annotate strace; do
   command -v "$t" >/dev/null || { echo "profile_produce: $t missing (scripts/install-deps.sh --profile)" >&2; exit 1; }
 done

@@ -173,12 +173,19 @@ void Connection::Enqueue(RemotingCommand cmd) {
   if (closed_) return;
   // Encode in place: the frame's body parts point into the queued command, which a deque
   // never moves.
-  Pending& p = queue_.emplace_back();
+  if (spare_.empty()) {
+    queue_.push_back(std::make_unique<Pending>());
+  } else {
+    queue_.push_back(std::move(spare_.back()));
+    spare_.pop_back();
+  }
+  Pending& p = *queue_.back();
   p.command = std::move(cmd);
   auto frame = protocol::EncodeFrame(p.command);
   if (!frame.ok()) {
     RS_LOG_ERROR("net: dropped a reply reason=cannot_encode command=\"{}\" error=\"{}\"",
                  p.command.DebugString(), frame.status().message());
+    Recycle(std::move(queue_.back()));
     queue_.pop_back();
     return;
   }
@@ -200,6 +207,14 @@ constexpr size_t kCopyPartMax = 4096;
 // One write carries at most this many bytes (more stay queued for the next).
 constexpr size_t kMaxWriteBytes = 1 << 20;
 }  // namespace
+
+void Connection::Recycle(std::unique_ptr<Pending> p) {
+  constexpr size_t kMaxSpare = 64;
+  if (spare_.size() >= kMaxSpare) return;
+  p->command = protocol::RemotingCommand();  // its buffers go now, not when reused
+  p->frame = protocol::EncodedFrame();
+  spare_.push_back(std::move(p));
+}
 
 void Connection::DoWrite() {
   if (queue_.empty() || closed_) {
@@ -226,15 +241,15 @@ void Connection::DoWrite() {
   size_t frames = 0, bytes = 0;
   for (auto it = queue_.begin(); it != queue_.end() && (frames == 0 || bytes < kMaxWriteBytes);
        ++it, ++frames) {
-    copy(it->frame.head);
-    for (auto part : it->frame.body_parts) {
+    copy((*it)->frame.head);
+    for (auto part : (*it)->frame.body_parts) {
       if (part.size() <= kCopyPartMax) {
         copy(part);
       } else {
         pieces.push_back(Piece{part.data(), 0, part.size()});
       }
     }
-    bytes += it->frame.size();
+    bytes += (*it)->frame.size();
   }
   writing_frames_ = frames;
   write_gather_.clear();
@@ -249,7 +264,8 @@ void Connection::DoWrite() {
           return;
         }
         for (size_t i = 0; i < self->writing_frames_ && !self->queue_.empty(); ++i) {
-          self->queued_bytes_ -= self->queue_.front().frame.size();
+          self->queued_bytes_ -= self->queue_.front()->frame.size();
+          self->Recycle(std::move(self->queue_.front()));
           self->queue_.pop_front();
         }
         self->writing_frames_ = 0;

@@ -113,6 +113,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void OnRead(const asio::error_code& ec, size_t n);
   bool ProcessBuffer();
   void Enqueue(protocol::RemotingCommand cmd);
+  void Recycle(std::unique_ptr<Pending> p);  // a written (or dropped) entry, into spare_
   void DoWrite();
   void ArmIdleTimer();
   void CloseOnStrand();
@@ -127,7 +128,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
   uint16_t remote_port_ = 0;
   std::vector<uint8_t> buf_;
   size_t buf_begin_ = 0, buf_end_ = 0;
-  std::deque<Pending> queue_;
+  // Replies waiting to be written, oldest first. Held by pointer, and written-out entries
+  // kept in spare_ for the next replies: a Pending is larger than a deque block, so a
+  // deque of values would allocate and free a block per reply.
+  std::deque<std::unique_ptr<Pending>> queue_;
+  std::vector<std::unique_ptr<Pending>> spare_;
   size_t queued_bytes_ = 0;
   bool writing_ = false;
   // ProcessBuffer is dispatching a batch of requests: responses queue up and go out in one

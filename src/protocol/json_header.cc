@@ -25,6 +25,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <charconv>
 #include <cstddef>
 #include <cstring>
@@ -111,13 +112,16 @@ class HeaderHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Hea
   // `may_escape`: the raw text holds a backslash, so a decoded string may hold bytes that
   // came from an escape (see HasEncodedSurrogate); without one it is validated UTF-8 as is.
   // `ext_fields_hint`: an upper bound of the entries extFields can have (one per ':').
+  // `source`: when not empty, the header text the events' views point into (the fast
+  // path's, which stays unchanged): extFields adopt it and keep offsets instead of copies.
   HeaderHandler(const Limits& limits, RemotingCommand* command, bool may_escape,
-                size_t ext_fields_hint, size_t header_size)
+                size_t ext_fields_hint, size_t header_size, std::string_view source = {})
       : limits_(limits),
         command_(command),
         may_escape_(may_escape),
         ext_fields_hint_(ext_fields_hint),
-        header_size_(header_size) {}
+        header_size_(header_size),
+        source_(source) {}
 
   const Status& error() const { return error_; }
 
@@ -162,9 +166,11 @@ class HeaderHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Hea
     slot_ = Slot::kNone;
     if (slot == Slot::kExtFields) {
       command_->ext_fields.Clear();  // a repeated "extFields" key: the last one wins
-      // Names and values never take more bytes than the header they came from.
+      // Names and values never take more bytes than the header they came from (adopted
+      // or not: unescaped copies are shorter than their escaped text).
       command_->ext_fields.Reserve(std::min<size_t>(ext_fields_hint_, limits_.max_ext_fields),
-                                   header_size_);
+                                   source_.empty() ? header_size_ : 2 * header_size_);
+      if (!source_.empty()) command_->ext_fields.AdoptText(source_);
       level_ = 2;
       return true;
     }
@@ -316,7 +322,11 @@ class HeaderHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Hea
                                     std::to_string(text.size()) + " bytes, over the limit of " +
                                     std::to_string(limits_.max_value_length)));
     }
-    command_->ext_fields.Set(ext_key_, text);
+    if (source_.empty()) {
+      command_->ext_fields.Set(ext_key_, text);
+    } else {
+      command_->ext_fields.SetFrom(source_, ext_key_, text);
+    }
     if (command_->ext_fields.size() > limits_.max_ext_fields) {
       return Fail(
           ResourceExhausted("more than " + std::to_string(limits_.max_ext_fields) + " extFields"));
@@ -329,6 +339,7 @@ class HeaderHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Hea
   const bool may_escape_;
   const size_t ext_fields_hint_;
   const size_t header_size_;
+  const std::string_view source_;
   Status error_;
   int level_ = 0;      // 0 outside the root, 1 in the root object, 2 in extFields
   uint32_t skip_ = 0;  // nesting inside the value of an ignored key
@@ -394,9 +405,10 @@ std::optional<Status> TryDecodeJsonHeaderFast(std::span<const uint8_t> header, c
                                               RemotingCommand* command) {
   // No counting pass for the reserve: a fixed guess (a send header has 13-14 fields).
   constexpr size_t kExtFieldsGuess = 16;
-  HeaderHandler handler(limits, command, /*may_escape=*/false, kExtFieldsGuess, header.size());
-  JsonSubsetScanner<HeaderHandler> scanner(
-      std::string_view(reinterpret_cast<const char*>(header.data()), header.size()), &handler);
+  const std::string_view text(reinterpret_cast<const char*>(header.data()), header.size());
+  HeaderHandler handler(limits, command, /*may_escape=*/false, kExtFieldsGuess, header.size(),
+                        /*source=*/text);
+  JsonSubsetScanner<HeaderHandler> scanner(text, &handler);
   switch (scanner.Run()) {
     case JsonSubsetScanner<HeaderHandler>::Outcome::kDone:
       return Status::OK();
@@ -461,56 +473,65 @@ uint64_t SpecialBytes(uint64_t word) {
          (word & ~kLows);
 }
 
-// Whether every byte of `text` is printable ASCII other than '"' and '\\' (most header
-// values): then the literal is the text between quotes.
-bool IsPlain(std::string_view text) {
+// Copies the leading run of `text` that a JSON string carries as is (printable ASCII
+// other than '"' and '\\': most header values are nothing else) to `out`; returns its
+// length. Eight bytes at a time while eight remain: each word is stored before it is
+// checked, so up to text.size() bytes of `out` may be written.
+size_t CopyPlainPrefix(std::string_view text, char* out) {
   size_t i = 0;
   for (; i + 8 <= text.size(); i += 8) {
     uint64_t word;
     std::memcpy(&word, text.data() + i, sizeof(word));
-    if (SpecialBytes(word) != 0) return false;
+    std::memcpy(out + i, &word, sizeof(word));
+    if (const uint64_t special = SpecialBytes(word); special != 0) {
+      return i + static_cast<size_t>(std::countr_zero(special)) / 8;  // little-endian
+    }
   }
   for (; i < text.size(); ++i) {
     const auto c = static_cast<uint8_t>(text[i]);
-    if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') return false;
+    if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') return i;
+    out[i] = static_cast<char>(c);
   }
-  return true;
+  return i;
 }
 
-// The JSON literal of `text` (quotes included), written at `out` when kWrite; returns its
-// length. Counting and writing share this one definition of the escapes: '"' and '\\'
-// escaped, control bytes as \b \f \n \r \t or \u00XX (fastjson's forms), valid UTF-8 as is,
-// each byte of invalid UTF-8 as \ufffd.
-// `out` is only touched (and may be null) when !kWrite; writing starts at out + at.
-template <bool kWrite>
-size_t JsonLiteral(std::string_view text, char* out, size_t at) {
+// Bytes a literal of `text` may take at most: quotes, and 6 per byte (\u00XX, or \ufffd
+// for a byte of invalid UTF-8; valid UTF-8 is copied as is).
+constexpr size_t LiteralBound(size_t text_size) { return 2 + 6 * text_size; }
+// The same for a text that needs no escape (most header values): quotes and the text.
+constexpr size_t PlainLiteralBound(size_t text_size) { return 2 + text_size; }
+
+// Writes the JSON literal of `text` (quotes included) at `out`, which has room for
+// LiteralBound(text.size()) bytes; returns the bytes written. '"' and
+// '\\' escaped, control bytes as \b \f \n \r \t or \u00XX (fastjson's forms), valid
+// UTF-8 as is, each byte of invalid UTF-8 as \ufffd.
+//
+// kPlainOnly: `out` has room for PlainLiteralBound(text.size()) bytes only; a text that
+// needs any escape writes nothing past that and returns kNotPlain.
+constexpr size_t kNotPlain = static_cast<size_t>(-1);
+template <bool kPlainOnly>
+size_t WriteJsonLiteral(std::string_view text, char* out) {
   static constexpr char kHex[] = "0123456789abcdef";
   size_t n = 0;
   auto put = [&](const char* bytes, size_t len) {
-    if constexpr (kWrite) std::memcpy(out + at + n, bytes, len);
+    std::memcpy(out + n, bytes, len);
     n += len;
   };
-  put("\"", 1);
-  if (IsPlain(text)) {
-    put(text.data(), text.size());
-    put("\"", 1);
-    return n;
+  out[n++] = '"';
+  size_t i = CopyPlainPrefix(text, out + n);
+  n += i;
+  if constexpr (kPlainOnly) {
+    if (i < text.size()) return kNotPlain;
   }
-  size_t i = 0;
   while (i < text.size()) {
     const auto c = static_cast<uint8_t>(text[i]);
     if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
-      size_t plain = i + 1;
-      while (plain < text.size()) {
-        const auto d = static_cast<uint8_t>(text[plain]);
-        if (d < 0x20 || d >= 0x80 || d == '"' || d == '\\') break;
-        ++plain;
-      }
-      put(text.data() + i, plain - i);
-      i = plain;
+      const size_t plain = CopyPlainPrefix(text.substr(i), out + n);
+      n += plain;
+      i += plain;
     } else if (c == '"' || c == '\\') {
       const char escape[] = {'\\', static_cast<char>(c)};
-      put(escape, 2);
+      put(escape, sizeof(escape));
       ++i;
     } else if (c < 0x20) {
       switch (c) {
@@ -543,70 +564,99 @@ size_t JsonLiteral(std::string_view text, char* out, size_t at) {
       ++i;
     }
   }
-  put("\"", 1);
+  out[n++] = '"';
   return n;
 }
 
-// Digits (and sign) of `v`, written at `out` when kWrite; returns the length.
-template <bool kWrite>
-size_t IntText(int32_t v, char* out, size_t at) {
-  char buf[12];
-  const auto r = std::to_chars(buf, buf + sizeof(buf), v);
-  const auto len = static_cast<size_t>(r.ptr - buf);
-  if constexpr (kWrite) std::memcpy(out + at, buf, len);
-  return len;
+// Digits (and sign) of `v` at `out` (room for 11); returns the length.
+size_t WriteInt(int32_t v, char* out) {
+  const auto r = std::to_chars(out, out + 11, v);
+  return static_cast<size_t>(r.ptr - out);
 }
 
-// The whole header, counted (kWrite = false, `out` unused and may be null) or written at
-// `out`.
-template <bool kWrite>
-size_t JsonHeader(const RemotingCommand& command, char* out, size_t at) {
-  size_t n = at;  // where the next byte goes (counting starts at 0)
+// The fixed text of a header around its fields, for the bound.
+constexpr std::string_view kHeaderFixedText =
+    "{\"code\":,\"extFields\":{},\"flag\":,\"language\":,\"opaque\":,\"remark\":"
+    ",\"serializeTypeCurrentRPC\":\"JSON\",\"version\":}";
+
+// Bytes the header of `command` may take at most (WriteJsonHeader's output never exceeds
+// it): with kPlainOnly, if no string in it needs an escape.
+template <bool kPlainOnly>
+size_t JsonHeaderBound(const RemotingCommand& command) {
+  auto bound_of = [](size_t n) { return kPlainOnly ? PlainLiteralBound(n) : LiteralBound(n); };
+  size_t bound = kHeaderFixedText.size() + 4 * 11;  // four int32 fields
+  for (const auto& [name, value] : command.ext_fields) {
+    bound += bound_of(name.size()) + bound_of(value.size()) + 2;  // ':' and ','
+  }
+  bound += bound_of(LanguageName(command.language).size());
+  if (command.remark) bound += bound_of(command.remark->size());
+  return bound;
+}
+
+// Writes the whole header at `out`, which has room for JsonHeaderBound<kPlainOnly>(command)
+// bytes; returns its length, or kNotPlain (kPlainOnly only) if a string needs an escape.
+// Fields in fastjson's order: alphabetical.
+template <bool kPlainOnly>
+size_t WriteJsonHeader(const RemotingCommand& command, char* out) {
+  size_t n = 0;
   auto raw = [&](std::string_view text) {
-    if constexpr (kWrite) std::memcpy(out + n, text.data(), text.size());
+    std::memcpy(out + n, text.data(), text.size());
     n += text.size();
   };
-  // fastjson's order: alphabetical.
+  auto literal = [&](std::string_view text) {
+    const size_t written = WriteJsonLiteral<kPlainOnly>(text, out + n);
+    if (kPlainOnly && written == kNotPlain) return false;
+    n += written;
+    return true;
+  };
   raw("{\"code\":");
-  n += IntText<kWrite>(command.code, out, n);
+  n += WriteInt(command.code, out + n);
   raw(",\"extFields\":{");
   bool first = true;
   for (const auto& [name, value] : command.ext_fields) {
-    if (!first) raw(",");
+    if (!first) out[n++] = ',';
     first = false;
-    n += JsonLiteral<kWrite>(name, out, n);
-    raw(":");
-    n += JsonLiteral<kWrite>(value, out, n);
+    if (!literal(name)) return kNotPlain;
+    out[n++] = ':';
+    if (!literal(value)) return kNotPlain;
   }
   raw("},\"flag\":");
-  n += IntText<kWrite>(command.flag, out, n);
+  n += WriteInt(command.flag, out + n);
   raw(",\"language\":");
-  n += JsonLiteral<kWrite>(LanguageName(command.language), out, n);
+  if (!literal(LanguageName(command.language))) return kNotPlain;
   raw(",\"opaque\":");
-  n += IntText<kWrite>(command.opaque, out, n);
+  n += WriteInt(command.opaque, out + n);
   if (command.remark) {
     raw(",\"remark\":");
-    n += JsonLiteral<kWrite>(*command.remark, out, n);
+    if (!literal(*command.remark)) return kNotPlain;
   }
   raw(",\"serializeTypeCurrentRPC\":\"JSON\",\"version\":");
-  n += IntText<kWrite>(command.version, out, n);
+  n += WriteInt(command.version, out + n);
   raw("}");
-  return n - at;
+  return n;
 }
 
 }  // namespace
 
 void AppendJsonString(std::string_view text, std::vector<uint8_t>* out) {
   const size_t at = out->size();
-  out->resize(at + JsonLiteral<false>(text, nullptr, 0));
-  JsonLiteral<true>(text, reinterpret_cast<char*>(out->data()), at);
+  out->resize(at + LiteralBound(text.size()));
+  out->resize(at + WriteJsonLiteral<false>(text, reinterpret_cast<char*>(out->data()) + at));
 }
 
 void EncodeJsonHeader(const RemotingCommand& command, std::vector<uint8_t>* out) {
-  // Counted first, so the bytes are written once into their final place (one resize).
+  // Written once into its final place: room for the most it can take, then trimmed. First
+  // as if no string needed an escape (the room is then close to the size); if one does,
+  // again with room for the worst case.
   const size_t at = out->size();
-  out->resize(at + JsonHeader<false>(command, nullptr, 0));
-  JsonHeader<true>(command, reinterpret_cast<char*>(out->data()), at);
+  out->resize(at + JsonHeaderBound<true>(command));
+  const size_t plain = WriteJsonHeader<true>(command, reinterpret_cast<char*>(out->data()) + at);
+  if (plain != kNotPlain) {
+    out->resize(at + plain);
+    return;
+  }
+  out->resize(at + JsonHeaderBound<false>(command));
+  out->resize(at + WriteJsonHeader<false>(command, reinterpret_cast<char*>(out->data()) + at));
 }
 
 }  // namespace rocketstore::protocol::internal

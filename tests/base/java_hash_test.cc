@@ -2,6 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
 namespace rocketstore {
 namespace {
 
@@ -33,6 +38,30 @@ TEST(JavaHashTest, NonAsciiHashesUtf16Units) {
 TEST(JavaHashTest, MalformedBytesCountAsReplacementChar) {
   EXPECT_EQ(JavaStringHash("\xFF"), 0xFFFD);
   EXPECT_EQ(JavaStringLength("\xC3"), 1u);
+}
+
+TEST(JavaHashTest, EightByteStepsAgreeWithOneUnitAtATime) {
+  // The ASCII words and the per-unit tail meet at every offset: the same hash as the
+  // definition, h = 31*h + unit over Java's UTF-16 units, with a non-ASCII sequence
+  // anywhere (the word loop stops there) and at every length around the 8-byte steps.
+  const std::pair<std::string, std::vector<uint32_t>> pieces[] = {
+      {"a", {'a'}},      {"Z", {'Z'}},         {"\x01", {1}},
+      {"\x7F", {0x7F}},  {"\xC3\xA9", {0xE9}}, {"\xF0\x9F\x98\x80", {0xD83D, 0xDE00}},
+      {"\xFF", {0xFFFD}}};
+  uint64_t seed = 42;
+  for (int round = 0; round < 3000; ++round) {
+    std::string text;
+    uint32_t expected = 0;
+    const int n = round % 40;
+    for (int k = 0; k < n; ++k) {
+      seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+      // Mostly ASCII, as real keys are, so the word loop runs.
+      const size_t pick = (seed >> 33) % 20 < 17 ? (seed >> 40) % 4 : (seed >> 40) % 7;
+      text += pieces[pick].first;
+      for (uint32_t unit : pieces[pick].second) expected = 31 * expected + unit;
+    }
+    ASSERT_EQ(JavaStringHash(text), static_cast<int32_t>(expected)) << round;
+  }
 }
 
 }  // namespace

@@ -162,6 +162,37 @@ TEST(FrameCodecTest, JsonStringEscaping) {
             "\\ufffd\\ufffd\\ufffd\\ufffd\"");
 }
 
+TEST(FrameCodecTest, JsonStringEscapingAtItsWorstAndAtEveryOffset) {
+  // The encoder writes into room sized for 6 bytes per input byte: strings made only of
+  // bytes that take 6 (\u00XX, \ufffd) fill it exactly, at every length around the
+  // 8-byte steps of its plain-run copy.
+  for (const char worst : {'\x01', '\x1F', '\xFF'}) {
+    for (size_t n = 0; n <= 41; ++n) {
+      Bytes out = {'x'};
+      internal::AppendJsonString(std::string(n, worst), &out);
+      ASSERT_EQ(out.size(), 1 + 2 + 6 * n) << int(worst) << " x" << n;
+    }
+  }
+  // One special byte at every offset of a plain run, in every class, round trips.
+  const std::string specials[] = {"\"", "\\", "\x01", "\n", "\xC3\xA9", "\xE2\x9C\x93"};
+  for (const std::string& special : specials) {
+    for (size_t len = 0; len <= 20; ++len) {
+      for (size_t at = 0; at <= len; ++at) {
+        std::string text(len, 'p');
+        text.insert(at, special);
+        RemotingCommand cmd;
+        cmd.SetField("k", text);
+        cmd.SetField(text, "v");
+        cmd.remark = text;
+        const RemotingCommand back = MustDecode(MustEncode(cmd));
+        ASSERT_EQ(back.FindField("k"), text) << len << "@" << at;
+        ASSERT_EQ(back.FindField(text), "v") << len << "@" << at;
+        ASSERT_EQ(back.remark, text) << len << "@" << at;
+      }
+    }
+  }
+}
+
 TEST(FrameCodecTest, InvalidUtf8FromABinaryHeaderStillEncodesAsValidJson) {
   RemotingCommand cmd;
   cmd.SetField("k", "bad\xFF");

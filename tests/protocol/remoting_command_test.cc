@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <string>
@@ -105,6 +106,39 @@ TEST(ExtFieldsTest, ArenaReplacementsCopiesAndAliases) {
   reordered.Set("queueId", "123456789");
   reordered.Set("topic", "1234567890123456789");
   EXPECT_NE(reordered, f) << "order is part of the map";
+}
+
+TEST(ExtFieldsTest, AdoptedTextKeepsOffsetsAndCopiesTheRest) {
+  // The decoder's use: names and values inside the adopted text are taken from the
+  // arena's copy (the caller's buffer may go away), others are appended.
+  std::string header = R"({"a":"group","b":"topic","a":"again"})";
+  const std::string outside = "unescaped\x01value";
+  ExtFields f;
+  f.Set("first", "1");  // set before the adoption: kept
+  f.AdoptText(header);
+  auto view = [&](const char* text) {
+    const size_t at = header.find(text);
+    return std::string_view(header).substr(at, std::strlen(text));
+  };
+  f.SetFrom(header, view("a"), view("group"));
+  f.SetFrom(header, view("b"), view("topic"));
+  f.SetFrom(header, view("b"), outside);  // a duplicate, from outside: appended
+  f.SetFrom(header, std::string_view(outside).substr(0, 4), view("again"));
+  f.SetFrom(header, view("a"), view("again"));  // the last duplicate wins
+  header.assign(header.size(), '#');            // the caller's buffer changes
+  ASSERT_EQ(f.size(), 4u);
+  EXPECT_EQ(f.Find("first"), "1");
+  EXPECT_EQ(f.Find("a"), "again");
+  EXPECT_EQ(f.Find("b"), outside);
+  EXPECT_EQ(f.Find("unes"), "again");
+  ExtFields copy = f;
+  EXPECT_EQ(copy, f);
+  copy.Set("a", "x");  // shorter: in place, in the adopted copy, only in `copy`
+  EXPECT_EQ(copy.Find("a"), "x");
+  EXPECT_EQ(f.Find("a"), "again");
+  EXPECT_EQ(copy.Find("unes"), "again");
+  f.Clear();
+  EXPECT_TRUE(f.empty());
 }
 
 TEST(ParseJavaLongTest, AcceptsJavaSyntaxOnly) {
