@@ -174,6 +174,24 @@ class CliTest : public ::testing::Test {
     }
     return json.substr(0, from) + kept + json.substr(e);
   }
+  // The document with the flat object `key` ({"name":"value",...}) cut down to the names
+  // starting with prefix, as KeepOnly does for an array.
+  static std::string KeepOnlyMembers(const std::string& json, const std::string& key,
+                                     const std::string& prefix) {
+    const std::string open = "\"" + key + "\":{";
+    const size_t b = json.find(open);
+    if (b == std::string::npos) return json;
+    const size_t from = b + open.size();
+    const size_t e = json.find('}', from);
+    if (e == std::string::npos) return json;
+    std::string kept;
+    std::istringstream items(json.substr(from, e - from));
+    for (std::string item; std::getline(items, item, ',');) {
+      if (item.rfind("\"" + prefix, 0) != 0) continue;
+      kept += (kept.empty() ? "" : ",") + item;
+    }
+    return json.substr(0, from) + kept + json.substr(e);
+  }
   // Starts `rocketstore ARGS` in the background (stdout to `out_file`); its pid.
   static int Background(const std::string& args, const std::string& out_file) {
     const std::string pid_file = dir_->path() + "/bg.pid";
