@@ -46,6 +46,12 @@ class CliTest : public ::testing::Test {
                                     "maxHashSlotNum=97\nmaxIndexNum=4000\n";
     serve_ = new testing::ServeProcess(o);
     ASSERT_OK(serve_->Start());
+    // Start returns once the broker port is open; its registration with the name server
+    // follows. Commands that ask the name server for brokers (topic create, cluster status)
+    // would find none under load until it has.
+    ASSERT_TRUE(WaitFor([] {
+      return Cli("cluster status --format json").out.find("\"brokers\":[{") != std::string::npos;
+    })) << "the broker never registered with the name server";
   }
   static void TearDownTestSuite() {
     serve_->Terminate();
