@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "client/fastjson.h"
+#include "protocol/request_code.h"
 
 namespace rocketstore::client {
 
@@ -31,8 +32,14 @@ BrokerData BrokerOf(const FjValue& b) {
   }
   return d;
 }
+// Java writes LanguageCode by name ("JAVA"); fastjson reads an enum from its ordinal
+// too, so a number (a peer that wrote one) is shown by its name all the same.
 Connection ConnectionOf(const FjValue& c) {
-  return {c.Str("clientId"), c.Str("clientAddr"), c.Str("language"),
+  std::string language = c.Str("language");
+  if (const FjValue* l = c.Find("language"); l != nullptr && l->kind == FjValue::Kind::kNumber) {
+    language = std::string(protocol::LanguageName(protocol::LanguageFromNumber(l->AsInt())));
+  }
+  return {c.Str("clientId"), c.Str("clientAddr"), std::move(language),
           static_cast<int32_t>(c.Int("version"))};
 }
 }  // namespace

@@ -1,6 +1,8 @@
 #include <array>
+#include <string>
 #include <string_view>
 
+#include "protocol/mq_version.h"
 #include "protocol/request_code.h"
 #include "protocol/response_code.h"
 
@@ -261,6 +263,58 @@ std::string_view ResponseCodeName(int32_t code) {
       return "GO_AWAY";
   }
   return "";
+}
+
+namespace {
+// MQVersion.Version of 4.9.8: 16 names of 3.0.0's pre-releases, then "<minor>.<patch>"
+// pairs (SNAPSHOT first) over these blocks of 3.x, then 4.0.0 .. 5.9.9 in full, then
+// HIGHER_VERSION.
+constexpr std::array<std::string_view, 16> kV300Names = {
+    "V3_0_0_SNAPSHOT", "V3_0_0_ALPHA1",         "V3_0_0_BETA1", "V3_0_0_BETA2",
+    "V3_0_0_BETA3",    "V3_0_0_BETA4",          "V3_0_0_BETA5", "V3_0_0_BETA6_SNAPSHOT",
+    "V3_0_0_BETA6",    "V3_0_0_BETA7_SNAPSHOT", "V3_0_0_BETA7", "V3_0_0_BETA8_SNAPSHOT",
+    "V3_0_0_BETA8",    "V3_0_0_BETA9_SNAPSHOT", "V3_0_0_BETA9", "V3_0_0_FINAL"};
+struct MinorBlock {
+  int minor, first_patch, last_patch;
+};
+constexpr std::array<MinorBlock, 10> kV3Blocks = {{{0, 1, 15},
+                                                   {1, 0, 9},
+                                                   {2, 0, 9},
+                                                   {3, 1, 9},
+                                                   {4, 1, 9},
+                                                   {5, 1, 9},
+                                                   {6, 1, 9},
+                                                   {7, 1, 9},
+                                                   {8, 1, 9},
+                                                   {9, 1, 9}}};
+constexpr int32_t kV400Snapshot = 212;   // V4_0_0_SNAPSHOT
+constexpr int32_t kHigherVersion = 612;  // HIGHER_VERSION, the enum's last
+
+std::string Named(int major, int minor, int patch, bool snapshot) {
+  return "V" + std::to_string(major) + "_" + std::to_string(minor) + "_" + std::to_string(patch) +
+         (snapshot ? "_SNAPSHOT" : "");
+}
+}  // namespace
+
+std::string VersionDesc(int32_t version) {
+  if (version < 0) return "version ordinal " + std::to_string(version);
+  if (version < static_cast<int32_t>(kV300Names.size())) {
+    return std::string(kV300Names[static_cast<size_t>(version)]);
+  }
+  if (version >= kHigherVersion) return "HIGHER_VERSION";
+  if (version >= kV400Snapshot) {
+    const int k = (version - kV400Snapshot) / 2;  // 0 = 4.0.0, 100 = 5.0.0
+    return Named(4 + k / 100, k % 100 / 10, k % 10, (version - kV400Snapshot) % 2 == 0);
+  }
+  int32_t at = static_cast<int32_t>(kV300Names.size());
+  for (const MinorBlock& b : kV3Blocks) {
+    const int32_t n = (b.last_patch - b.first_patch + 1) * 2;
+    if (version < at + n) {
+      return Named(3, b.minor, b.first_patch + (version - at) / 2, (version - at) % 2 == 0);
+    }
+    at += n;
+  }
+  return "version ordinal " + std::to_string(version);  // unreachable: the blocks end at 212
 }
 
 namespace {

@@ -4,6 +4,8 @@
 // broker ids, MessageQueue objects as map keys).
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "client/admin_client.h"
 #include "client/admin_types.h"
 #include "client/fastjson.h"
@@ -121,6 +123,30 @@ TEST(AdminDecode, TopicStatsConnectionsConfigsGroups) {
   auto bc = ParseJavaProperties(Body(FindFrame(frames, "GET_BROKER_CONFIG", true)));
   EXPECT_EQ(bc.at("defaultTopicQueueNums"), "8");
   EXPECT_EQ(bc.at("autoCreateTopicEnable"), "true");
+}
+
+// fastjson reads LanguageCode from its ordinal as well as its name: a connection list
+// written with numbers shows the names all the same (what mqadmin consumerConnection shows).
+TEST(AdminDecode, ConnectionLanguageByNameOrOrdinal) {
+  ASSERT_OK_AND_ASSIGN(
+      ConsumerConnection cc,
+      ConsumerConnection::Decode(
+          R"({"connectionSet":[{"clientAddr":"a:1","clientId":"x","language":1,"version":479},)"
+          R"({"clientAddr":"b:2","clientId":"y","language":"GO","version":409},)"
+          R"({"clientAddr":"c:3","clientId":"z","language":99,"version":409}],)"
+          R"("subscriptionTable":{}})"));
+  ASSERT_EQ(cc.connections.size(), 3u);
+  std::map<std::string, std::string> by_id;
+  for (const auto& c : cc.connections) by_id[c.client_id] = c.language;
+  EXPECT_EQ(by_id["x"], "CPP");
+  EXPECT_EQ(by_id["y"], "GO");
+  EXPECT_EQ(by_id["z"], "OTHER");
+  ASSERT_OK_AND_ASSIGN(
+      ProducerConnection pc,
+      ProducerConnection::Decode(R"({"connectionSet":[{"clientAddr":"a:1",)"
+                                 R"("clientId":"x","language":0,"version":409}]})"));
+  ASSERT_EQ(pc.connections.size(), 1u);
+  EXPECT_EQ(pc.connections[0].language, "JAVA");
 }
 
 TEST(AdminDecode, SubscriptionGroupBodyHasJavasFields) {

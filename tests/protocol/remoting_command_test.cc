@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "protocol/mq_version.h"
 #include "protocol/request_code.h"
 #include "protocol/response_code.h"
 #include "testing/status_matchers.h"
@@ -346,6 +347,29 @@ TEST(RemotingCommandTest, DebugString) {
             "response PULL_NOT_FOUND(19) opaque=7 flag=1 ext=0 body=0 "
             "remark=\"OFFSET_OVERFLOW_ONE\"");
   EXPECT_EQ(MakeRequest(4242).DebugString(), "request (4242) opaque=0 flag=0 ext=0 body=0");
+}
+
+// MQVersion.getVersionDesc of 4.9.8, at the edges of each part of its enum.
+TEST(VersionDescTest, NamesEveryPartOfJavasEnum) {
+  EXPECT_EQ(VersionDesc(-1), "version ordinal -1");
+  EXPECT_EQ(VersionDesc(0), "V3_0_0_SNAPSHOT");
+  EXPECT_EQ(VersionDesc(15), "V3_0_0_FINAL");
+  EXPECT_EQ(VersionDesc(16), "V3_0_1_SNAPSHOT");
+  EXPECT_EQ(VersionDesc(28), "V3_0_7_SNAPSHOT");  // the broker's checks name these two
+  EXPECT_EQ(VersionDesc(45), "V3_0_15");
+  EXPECT_EQ(VersionDesc(46), "V3_1_0_SNAPSHOT");
+  EXPECT_EQ(VersionDesc(62), "V3_1_8_SNAPSHOT");
+  EXPECT_EQ(VersionDesc(86), "V3_3_1_SNAPSHOT");  // 3.3 .. 3.9 start at patch 1
+  EXPECT_EQ(VersionDesc(121), "V3_4_9");          // ali-ons 3.12.0
+  EXPECT_EQ(VersionDesc(211), "V3_9_9");
+  EXPECT_EQ(VersionDesc(212), "V4_0_0_SNAPSHOT");
+  EXPECT_EQ(VersionDesc(401), "V4_9_4");
+  EXPECT_EQ(VersionDesc(409), "V4_9_8");
+  EXPECT_EQ(VersionDesc(413), "V5_0_0");
+  EXPECT_EQ(VersionDesc(479), "V5_3_3");
+  EXPECT_EQ(VersionDesc(611), "V5_9_9");
+  EXPECT_EQ(VersionDesc(612), "HIGHER_VERSION");
+  EXPECT_EQ(VersionDesc(100000), "HIGHER_VERSION");
 }
 
 }  // namespace

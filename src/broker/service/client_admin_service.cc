@@ -4,53 +4,11 @@
 #include <memory>
 #include <mutex>
 
+#include "protocol/mq_version.h"
+
 namespace rocketstore::broker {
 
-namespace {
-
-// MQVersion.Version names up to V3_1_8_SNAPSHOT (the oldest a check accepts); later
-// versions are named by their ordinal's place past it (never shown in a refusal).
-constexpr std::array<const char*, 63> kOldVersions = {"V3_0_0_SNAPSHOT",  "V3_0_0_ALPHA1",
-                                                      "V3_0_0_BETA1",     "V3_0_0_BETA2",
-                                                      "V3_0_0_BETA3",     "V3_0_0_BETA4",
-                                                      "V3_0_0_BETA5",     "V3_0_0_BETA6_SNAPSHOT",
-                                                      "V3_0_0_BETA6",     "V3_0_0_BETA7_SNAPSHOT",
-                                                      "V3_0_0_BETA7",     "V3_0_0_BETA8_SNAPSHOT",
-                                                      "V3_0_0_BETA8",     "V3_0_0_BETA9_SNAPSHOT",
-                                                      "V3_0_0_BETA9",     "V3_0_0_FINAL",
-                                                      "V3_0_1_SNAPSHOT",  "V3_0_1",
-                                                      "V3_0_2_SNAPSHOT",  "V3_0_2",
-                                                      "V3_0_3_SNAPSHOT",  "V3_0_3",
-                                                      "V3_0_4_SNAPSHOT",  "V3_0_4",
-                                                      "V3_0_5_SNAPSHOT",  "V3_0_5",
-                                                      "V3_0_6_SNAPSHOT",  "V3_0_6",
-                                                      "V3_0_7_SNAPSHOT",  "V3_0_7",
-                                                      "V3_0_8_SNAPSHOT",  "V3_0_8",
-                                                      "V3_0_9_SNAPSHOT",  "V3_0_9",
-                                                      "V3_0_10_SNAPSHOT", "V3_0_10",
-                                                      "V3_0_11_SNAPSHOT", "V3_0_11",
-                                                      "V3_0_12_SNAPSHOT", "V3_0_12",
-                                                      "V3_0_13_SNAPSHOT", "V3_0_13",
-                                                      "V3_0_14_SNAPSHOT", "V3_0_14",
-                                                      "V3_0_15_SNAPSHOT", "V3_0_15",
-                                                      "V3_1_0_SNAPSHOT",  "V3_1_0",
-                                                      "V3_1_1_SNAPSHOT",  "V3_1_1",
-                                                      "V3_1_2_SNAPSHOT",  "V3_1_2",
-                                                      "V3_1_3_SNAPSHOT",  "V3_1_3",
-                                                      "V3_1_4_SNAPSHOT",  "V3_1_4",
-                                                      "V3_1_5_SNAPSHOT",  "V3_1_5",
-                                                      "V3_1_6_SNAPSHOT",  "V3_1_6",
-                                                      "V3_1_7_SNAPSHOT",  "V3_1_7",
-                                                      "V3_1_8_SNAPSHOT"};
-
-}  // namespace
-
-std::string VersionDesc(int32_t version) {
-  if (version >= 0 && static_cast<size_t>(version) < kOldVersions.size()) {
-    return kOldVersions[static_cast<size_t>(version)];
-  }
-  return "version ordinal " + std::to_string(version);
-}
+std::string VersionDesc(int32_t version) { return protocol::VersionDesc(version); }
 
 ResetOffsetResult ClientAdminService::PlanResetOffset(const std::string& topic,
                                                       const std::string& group, int64_t timestamp,

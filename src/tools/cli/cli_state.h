@@ -22,6 +22,7 @@ struct CliState {
   CLI::App *topic_create = nullptr, *topic_list = nullptr, *topic_describe = nullptr,
            *topic_delete = nullptr, *topic_alter = nullptr;
   std::string topic, cluster;
+  std::vector<std::string> topic_type;  // topic list --type
   int32_t queues = 8, read_queues = -1, write_queues = -1, perm = 6;
   bool order = false;
   // group

@@ -38,8 +38,15 @@ ClientCli::ClientCli(CLI::App& app) : s_(std::make_unique<CliState>()) {
                            "on the name servers (ORDER_TOPIC_CONFIG, as mqadmin updateTopic -o)");
   s.topic_create->add_option("--cluster", s.cluster, "Only the brokers of this cluster");
   s.topic_list = topic->add_subcommand(
-      "list", "List the topics the name server knows.\nExample: rocketstore topic list");
+      "list",
+      "List the topics the name server knows, each with its type: NORMAL, RETRY (%RETRY%), "
+      "DLQ (%DLQ%) or SYSTEM (the brokers' and name servers' system topics: cluster and "
+      "broker names, <cluster>_REPLY_TOPIC, TBW102, SCHEDULE_TOPIC_XXXX, ...).\n"
+      "Examples: rocketstore topic list\n"
+      "          rocketstore topic list --type normal --format json");
   s.topic_list->add_option("--cluster", s.cluster, "Only the topics of this cluster");
+  s.topic_list->add_option("--type", s.topic_type, "Only the topics of this type (repeatable)")
+      ->check(CLI::IsMember({"normal", "retry", "dlq", "system"}, CLI::ignore_case));
   s.topic_describe =
       topic->add_subcommand("describe",
                             "Routes, permissions and per-queue offsets of TOPIC.\n"

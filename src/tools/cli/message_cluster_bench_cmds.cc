@@ -18,6 +18,7 @@
 #include "store/format/index_layout.h"
 #include "store/format/message_id.h"
 #include "store/format/properties.h"
+#include "tools/cli/broker_health.h"
 #include "tools/cli/cli_state.h"
 
 namespace rocketstore::tools::cli {
@@ -352,15 +353,18 @@ int RunMessage(CliState& s, FILE* out, FILE* err) {
 }
 
 // `cluster status`: the brokers of GET_BROKER_CLUSTER_INFO (106), each with its
-// GET_BROKER_RUNTIME_INFO (28): version, put/get rates, today's totals, disk use, and how
-// far flushing and dispatching are behind the commit log.
+// GET_BROKER_RUNTIME_INFO (28): version, put/get rates, today's totals, disk use, how far
+// flushing and dispatching are behind the commit log, and whether it takes writes — judged
+// for every broker alike from its 28, its GET_BROKER_CONFIG (26) and the name server's
+// route of its own topic (105), by AssessBrokerHealth.
 int RunCluster(CliState& s, FILE* out, FILE* err) {
   client::AdminClient admin(client::AdminOptions{s.g.NamesrvAddrs(), s.g.timeout_ms});
   auto ci = admin.GetClusterInfo();
   if (!ci.ok()) return Fail(err, ci.status());
   Json clusters = Json::Array();
   Table t({"CLUSTER", "BROKER", "ID", "ADDR", "VERSION", "PUT TPS", "GET TPS", "PUT TODAY",
-           "GET TODAY", "DISK", "FLUSH LAG", "DISPATCH LAG"});
+           "GET TODAY", "DISK", "FLUSH LAG", "DISPATCH LAG", "HEALTH"});
+  std::vector<std::string> notes;
   int unreachable = 0;
   for (const auto& [cluster, names] : ci->clusters) {
     Json brokers = Json::Array();
@@ -368,13 +372,31 @@ int RunCluster(CliState& s, FILE* out, FILE* err) {
       auto b = ci->brokers.find(name);
       if (b == ci->brokers.end()) continue;
       for (const auto& [id, addr] : b->second.addrs) {
-        auto rt = admin.GetBrokerRuntimeInfo(addr);
-        if (!rt.ok()) {
+        Result<StringMap> rt = Status::OK();
+        if (auto r = admin.GetBrokerRuntimeInfo(addr); r.ok()) {
+          rt = std::move(r->table);
+        } else {
+          rt = r.status();
           ++unreachable;
-          fmt::print(err, "warning: broker {} ({}): {}\n", name, addr, rt.status().message());
+          fmt::print(err, "warning: broker {} ({}): {}\n", name, addr, r.status().message());
         }
-        const std::map<std::string, std::string> kv =
-            rt.ok() ? rt->table : std::map<std::string, std::string>{};
+        Result<StringMap> config =
+            rt.ok() ? admin.GetBrokerConfig(addr) : Result<StringMap>(rt.status());
+        // The name server's perm of the broker's own topic (routed 7 while
+        // brokerTopicEnable): without the write bit, its writes were wiped (205).
+        int route_perm = -1;
+        if (id == 0 && config.ok()) {
+          auto bte = config->find("brokerTopicEnable");
+          if (bte != config->end() && bte->second == "true") {
+            if (auto route = admin.GetRoute(name); route.ok()) {
+              for (const auto& q : (*route)->queue_datas) {
+                if (q.broker_name == name) route_perm = q.perm;
+              }
+            }
+          }
+        }
+        const BrokerHealth health = AssessBrokerHealth(id, rt, config, route_perm);
+        const StringMap kv = rt.ok() ? *rt : StringMap{};
         auto get = [&](const char* k) {
           auto it = kv.find(k);
           return it == kv.end() ? std::string("-") : it->second;
@@ -407,11 +429,17 @@ int RunCluster(CliState& s, FILE* out, FILE* err) {
         Json runtime = Json::Object();
         for (const auto& [k, v] : kv) runtime.Add(k, v);
         bj.Add("runtime", runtime);
+        bj.Add("health", health.state)
+            .Add("writable", health.writable)
+            .Add("healthReason", health.reason);
         brokers.Push(bj);
         t.Row({cluster, name, std::to_string(id), addr, get("brokerVersionDesc"), rate("putTps"),
                rate("getTransferedTps"), get("msgPutTotalTodayNow"), get("msgGetTotalTodayNow"),
                get("commitLogDiskRatio"), get("remainHowManyDataToFlush"),
-               get("dispatchBehindBytes")});
+               get("dispatchBehindBytes"), health.state});
+        if (!health.reason.empty()) {
+          notes.push_back(fmt::format("{} ({}, id {}): {}", name, addr, id, health.reason));
+        }
       }
     }
     clusters.Push(Json::Object().Add("name", cluster).Add("brokers", brokers));
@@ -420,6 +448,7 @@ int RunCluster(CliState& s, FILE* out, FILE* err) {
     fmt::print(out, "{}\n", Json::Object().Add("clusters", clusters).str());
   } else {
     t.Print(out);
+    for (const auto& n : notes) fmt::print(out, "  {}\n", n);
   }
   return unreachable == 0 ? kExitOk : kExitError;
 }

@@ -9,6 +9,7 @@
 #include "base/clock.h"
 #include "client/admin_client.h"
 #include "client/allocate.h"
+#include "protocol/mq_version.h"
 #include "tools/cli/cli_state.h"
 
 namespace rocketstore::tools::cli {
@@ -117,17 +118,62 @@ int TopicCreate(CliState& s, AdminClient& admin, FILE* out, FILE* err) {
   return kExitOk;
 }
 
+// A topic's type, as rocketmq-dashboard sorts its topic list and RocketMQ's brokers know
+// their system topics: RETRY and DLQ by prefix (MixAll's %RETRY% / %DLQ%), SYSTEM for
+// what a name server lists as system topics (GET_SYSTEM_TOPIC_LIST_FROM_NS 304: cluster and
+// broker names, the dashboard's %SYS%) or a broker does (GET_SYSTEM_TOPIC_LIST_FROM_BROKER
+// 305: TopicValidator's set, to which 4.9.8's TopicConfigManager adds the cluster and broker
+// names and <cluster>_REPLY_TOPIC) and rmq_sys_* (TopicValidator.isSystemTopic); NORMAL
+// otherwise.
+std::string TopicType(const std::string& topic, const std::set<std::string>& system) {
+  if (topic.starts_with("%RETRY%")) return "RETRY";
+  if (topic.starts_with("%DLQ%")) return "DLQ";
+  if (system.count(topic) != 0 || topic.starts_with("rmq_sys_")) return "SYSTEM";
+  return "NORMAL";
+}
+
 int TopicList(CliState& s, AdminClient& admin, FILE* out, FILE* err) {
   auto l = s.cluster.empty() ? admin.GetAllTopics() : admin.GetTopicsByCluster(s.cluster);
   if (!l.ok()) return Fail(err, l.status());
+  std::set<std::string> system;
+  auto ns_system = admin.GetSystemTopics();
+  if (!ns_system.ok()) return Fail(err, ns_system.status());
+  system.insert(ns_system->topics.begin(), ns_system->topics.end());
+  auto addrs = admin.MasterAddrs();
+  if (!addrs.ok()) return Fail(err, addrs.status());
+  for (const auto& a : *addrs) {
+    auto b = admin.GetSystemTopicsFromBroker(a);
+    if (!b.ok()) return Fail(err, b.status());
+    system.insert(b->topics.begin(), b->topics.end());
+  }
   std::vector<std::string> topics = l->topics;
   std::sort(topics.begin(), topics.end());
+  std::vector<std::pair<std::string, std::string>> typed;
+  for (const auto& t : topics) {
+    std::string type = TopicType(t, system);
+    std::string lower = type;
+    std::transform(lower.begin(), lower.end(), lower.begin(), ::tolower);
+    if (!s.topic_type.empty() &&
+        std::none_of(s.topic_type.begin(), s.topic_type.end(), [&](std::string want) {
+          std::transform(want.begin(), want.end(), want.begin(), ::tolower);
+          return want == lower;
+        })) {
+      continue;
+    }
+    typed.emplace_back(t, std::move(type));
+  }
   if (s.g.json()) {
     Json a = Json::Array();
-    for (const auto& t : topics) a.Push(t);
-    fmt::print(out, "{}\n", Json::Object().Add("topics", a).str());
+    Json types = Json::Object();
+    for (const auto& [t, type] : typed) {
+      a.Push(t);
+      types.Add(t, type);
+    }
+    fmt::print(out, "{}\n", Json::Object().Add("topics", a).Add("types", types).str());
   } else {
-    for (const auto& t : topics) fmt::print(out, "{}\n", t);
+    Table table({"TOPIC", "TYPE"});
+    for (const auto& [t, type] : typed) table.Row({t, type});
+    table.Print(out);
   }
   return kExitOk;
 }
@@ -421,7 +467,8 @@ int GroupDescribe(CliState& s, AdminClient& admin, FILE* out, FILE* err) {
                   .Add("clientId", m.client_id)
                   .Add("clientAddr", m.client_addr)
                   .Add("language", m.language)
-                  .Add("version", m.version));
+                  .Add("version", m.version)
+                  .Add("versionDesc", protocol::VersionDesc(m.version)));
     }
     fmt::print(out, "{}\n",
                Json::Object()
@@ -433,8 +480,9 @@ int GroupDescribe(CliState& s, AdminClient& admin, FILE* out, FILE* err) {
   } else {
     fmt::print(out, "group {}: {} member(s), total lag {}\n", s.group, members.size(), total);
     for (const auto& m : members) {
-      fmt::print(out, "  member {} at {} ({} version {})\n", m.client_id, m.client_addr, m.language,
-                 m.version);
+      // As mqadmin consumerConnection: the language's name and MQVersion.getVersionDesc.
+      fmt::print(out, "  member {} at {} ({} {})\n", m.client_id, m.client_addr, m.language,
+                 protocol::VersionDesc(m.version));
     }
     t.Print(out);
   }

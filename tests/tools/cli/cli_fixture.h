@@ -46,6 +46,12 @@ class CliTest : public ::testing::Test {
                                     "maxHashSlotNum=97\nmaxIndexNum=4000\n";
     serve_ = new testing::ServeProcess(o);
     ASSERT_OK(serve_->Start());
+    // Start returns once the broker port is open; its registration with the name server
+    // follows. Commands that ask the name server for brokers (topic create, cluster status)
+    // would find none under load until it has.
+    ASSERT_TRUE(WaitFor([] {
+      return Cli("cluster status --format json").out.find("\"brokers\":[{") != std::string::npos;
+    })) << "the broker never registered with the name server";
   }
   static void TearDownTestSuite() {
     serve_->Terminate();
@@ -165,6 +171,24 @@ class CliTest : public ::testing::Test {
     if (b == std::string::npos) return json;
     const size_t from = b + open.size();
     const size_t e = json.find(']', from);
+    if (e == std::string::npos) return json;
+    std::string kept;
+    std::istringstream items(json.substr(from, e - from));
+    for (std::string item; std::getline(items, item, ',');) {
+      if (item.rfind("\"" + prefix, 0) != 0) continue;
+      kept += (kept.empty() ? "" : ",") + item;
+    }
+    return json.substr(0, from) + kept + json.substr(e);
+  }
+  // The document with the flat object `key` ({"name":"value",...}) cut down to the names
+  // starting with prefix, as KeepOnly does for an array.
+  static std::string KeepOnlyMembers(const std::string& json, const std::string& key,
+                                     const std::string& prefix) {
+    const std::string open = "\"" + key + "\":{";
+    const size_t b = json.find(open);
+    if (b == std::string::npos) return json;
+    const size_t from = b + open.size();
+    const size_t e = json.find('}', from);
     if (e == std::string::npos) return json;
     std::string kept;
     std::istringstream items(json.substr(from, e - from));

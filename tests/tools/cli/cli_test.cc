@@ -5,6 +5,8 @@
 // golden documents of every command are in cli_flags_test.cc.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <memory>
 #include <string>
 
 #include "cli_fixture.h"
@@ -569,6 +571,139 @@ TEST_F(CliTest, ClusterStatusListsTheBroker) {
     const size_t dot = tps.find('.');
     EXPECT_TRUE(dot != std::string::npos && dot + 2 == tps.size()) << tps << "\n" << r.out;
   }
+}
+
+// `topic list` types every topic as rocketmq-dashboard sorts them and the brokers know
+// their system topics (304 and 305): the cluster's reply topic, cluster and broker names,
+// TBW102 are SYSTEM; %RETRY% / %DLQ% by prefix; the rest NORMAL. --type keeps some.
+TEST_F(CliTest, TopicListTypesEveryTopic) {
+  ASSERT_EQ(Cli("topic create tl-normal --queues 1").code, 0);
+  ASSERT_EQ(Cli("topic create %DLQ%tl-g --queues 1").code, 0);
+  ASSERT_EQ(Cli("topic create %RETRY%tl-g --queues 1").code, 0);
+  ASSERT_TRUE(
+      WaitFor([] { return Cli("topic list").out.find("%RETRY%tl-g ") != std::string::npos; }));
+  CliRun r = Cli("topic list --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  client::FjValue v = Parse(r.out);
+  const client::FjValue* types = v.Find("types");
+  ASSERT_NE(types, nullptr) << r.out;
+  const std::string cluster =
+      Parse(Cli("cluster status --format json").out).Find("clusters")->items.at(0).Str("name");
+  EXPECT_EQ(types->Str(cluster + "_REPLY_TOPIC"), "SYSTEM");
+  EXPECT_EQ(types->Str(cluster), "SYSTEM");
+  EXPECT_EQ(types->Str("broker-a"), "SYSTEM");
+  EXPECT_EQ(types->Str("TBW102"), "SYSTEM");
+  EXPECT_EQ(types->Str("tl-normal"), "NORMAL");
+  EXPECT_EQ(types->Str("%DLQ%tl-g"), "DLQ");
+  EXPECT_EQ(types->Str("%RETRY%tl-g"), "RETRY");
+  // Every listed topic has its type.
+  EXPECT_EQ(types->members.size(), v.Find("topics")->items.size());
+
+  r = Cli("topic list --type normal --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  v = Parse(r.out);
+  for (const auto& t : v.Find("topics")->items) EXPECT_EQ(v.Find("types")->Str(t.text), "NORMAL");
+  EXPECT_EQ(r.out.find("_REPLY_TOPIC"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"tl-normal\""), std::string::npos) << r.out;
+  r = Cli("topic list --type DLQ --type retry");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("%DLQ%tl-g"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("%RETRY%tl-g"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("tl-normal"), std::string::npos) << r.out;
+  EXPECT_EQ(Cli("topic list --type bogus").code, 2);
+}
+
+// `cluster status` judges every broker from its own answers, not only the one next to the
+// name server: a second process's broker (brokerPermission=4 in its broker.conf),
+// registered with this name server, is "read only"; once it is gone, "unreachable" and
+// exit 1.
+TEST_F(CliTest, ClusterStatusJudgesARemoteBrokerFromItsOwnAnswers) {
+  testing::TempDir remote_dir;
+  testing::ServeProcess::Options o;
+  o.binary = ROCKETSTORE_BINARY;
+  o.store_dir = remote_dir.path() + "/store";
+  o.log_file = remote_dir.path() + "/serve.log";
+  o.config_file = remote_dir.path() + "/broker.conf";
+  std::ofstream(o.config_file) << "brokerPermission=4\n";
+  o.extra_args = {"--broker-name", "broker-r", "--cluster", "RemoteCluster"};
+  testing::ServeProcess remote(o);
+  ASSERT_OK(remote.Start());
+  // Registered with this suite's name server too (a registration only; its own process
+  // registers with its own name server).
+  auto t = std::make_unique<client::Transport>();
+  protocol::RemotingCommand req = protocol::MakeRequest(protocol::RequestCode::kRegisterBroker);
+  protocol::RegisterBrokerRequestHeader h;
+  h.broker_name = "broker-r";
+  h.broker_addr = remote.broker_addr();
+  h.cluster_name = "RemoteCluster";
+  h.ha_server_addr = remote.broker_addr();
+  h.EncodeTo(req);
+  req.body.Assign(
+      std::string_view("{\"filterServerList\":[],\"topicConfigSerializeWrapper\":{\"dataVersion\":"
+                       "{\"counter\":1,\"timestamp\":1},\"topicConfigTable\":{}}}"));
+  auto resp = t->Invoke(serve_->namesrv_addr(), std::move(req), 3000);
+  ASSERT_TRUE(resp.ok()) << resp.status().ToString();
+  ASSERT_EQ(resp->code, 0) << resp->remark.value_or("");
+
+  auto broker = [](const client::FjValue& doc, const std::string& name) {
+    for (const auto& c : doc.Find("clusters")->items) {
+      for (const auto& b : c.Find("brokers")->items) {
+        if (b.Str("name") == name) return b;
+      }
+    }
+    return client::FjValue{};
+  };
+  CliRun r = Cli("cluster status --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  client::FjValue doc = Parse(r.out);
+  client::FjValue remote_b = broker(doc, "broker-r");
+  EXPECT_TRUE(remote_b.Bool("reachable")) << r.out;
+  EXPECT_EQ(remote_b.Str("health"), "read only") << r.out;
+  EXPECT_FALSE(remote_b.Bool("writable"));
+  EXPECT_NE(remote_b.Str("healthReason").find("brokerPermission 4"), std::string::npos) << r.out;
+  client::FjValue local_b = broker(doc, "broker-a");
+  EXPECT_EQ(local_b.Str("health"), "ok") << r.out;
+  EXPECT_TRUE(local_b.Bool("writable"));
+  r = Cli("cluster status");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("read only"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("broker-r (" + remote.broker_addr() + ", id 0): brokerPermission 4"),
+            std::string::npos)
+      << r.out;
+
+  remote.Terminate();
+  r = Cli("cluster status --format json");
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.err.find("warning: broker broker-r"), std::string::npos) << r.err;
+  remote_b = broker(Parse(r.out), "broker-r");
+  EXPECT_FALSE(remote_b.Bool("reachable"));
+  EXPECT_EQ(remote_b.Str("health"), "unreachable");
+  EXPECT_FALSE(remote_b.Bool("writable"));
+  // The registration's connection closes: the name server forgets broker-r.
+  t.reset();
+  EXPECT_TRUE(WaitFor([] {
+    return Cli("cluster status --format json").out.find("broker-r") == std::string::npos;
+  }));
+}
+
+// What the name server knows counts too: WIPE_WRITE_PERM_OF_BROKER (205) leaves the broker
+// "wiped" until ADD_WRITE_PERM_OF_BROKER (327).
+TEST_F(CliTest, ClusterStatusShowsAWipedBroker) {
+  client::AdminClient admin(client::AdminOptions{{serve_->namesrv_addr()}, 3000});
+  auto health = [] {
+    return Parse(Cli("cluster status --format json").out)
+        .Find("clusters")
+        ->items.at(0)
+        .Find("brokers")
+        ->items.at(0)
+        .Str("health");
+  };
+  ASSERT_EQ(health(), "ok");
+  ASSERT_TRUE(admin.CallNamesrvAt(serve_->namesrv_addr(), 205, {{"brokerName", "broker-a"}}).ok());
+  const std::string wiped = health();
+  ASSERT_TRUE(admin.CallNamesrvAt(serve_->namesrv_addr(), 327, {{"brokerName", "broker-a"}}).ok());
+  EXPECT_EQ(wiped, "wiped");
+  EXPECT_EQ(health(), "ok");
 }
 
 }  // namespace

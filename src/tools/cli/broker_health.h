@@ -1,0 +1,49 @@
+// File: tools/cli/broker_health.h
+//
+// Whether a broker takes writes, judged from the outside the same way for every broker of
+// a cluster (rocketstore or Apache RocketMQ 4.9.8): from its GET_BROKER_RUNTIME_INFO (28)
+// answer, its GET_BROKER_CONFIG (26) and the permission the name server routes it with.
+// RocketMQ's own refusal conditions, each named with the setting it crosses:
+//   * unreachable: 28 got no answer;
+//   * slave: brokerRole SLAVE (or a broker id other than 0) — its store refuses puts;
+//   * disk full: commitLogDiskRatio above diskSpaceWarningLevelRatio (26's key when the
+//     broker has one, else 4.9.8's default 0.90) — the store refuses puts until space is
+//     freed;
+//   * read only: brokerPermission without the write bit — sends answer NO_PERMISSION;
+//   * wiped: the name server routes the broker's own topic without the write bit
+//     (WIPE_WRITE_PERM_OF_BROKER, 205) — producers are given no writable queue on it;
+//   * busy: a put holding the commit-log lock longer than osPageCacheBusyTimeOutMills, or
+//     the send queue's head waiting longer than waitTimeMillsInSendQueue — sends answer
+//     SYSTEM_BUSY / SYSTEM_ERROR "broker busy" until it clears.
+// A store stopped by an I/O error is not among them: 4.9.8's 28 has no field for its
+// RunningFlags, so no tool can see it from outside (rocketstore's /metrics can:
+// rocketstore_storage_writable).
+// Thread-safety: a pure function.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "base/result.h"
+
+namespace rocketstore::tools::cli {
+
+struct BrokerHealth {
+  // "ok", "unreachable", "slave", "disk full", "read only", "wiped", "busy"; "ok" when
+  // nothing says otherwise (see `reason` for what could not be asked).
+  std::string state = "ok";
+  bool writable = true;
+  std::string reason;  // what crossed which setting, or what was not known; "" when ok
+};
+
+using StringMap = std::map<std::string, std::string>;
+
+// runtime: the 28 table (its error when the broker did not answer); config: the 26
+// properties (an error leaves permission and role unknown, noted in the reason);
+// route_perm: the perm the name server routes the broker's own topic with (the topic named
+// after the broker, perm 7 while brokerTopicEnable), -1 when unknown.
+BrokerHealth AssessBrokerHealth(int64_t broker_id, const Result<StringMap>& runtime,
+                                const Result<StringMap>& config, int route_perm);
+
+}  // namespace rocketstore::tools::cli
