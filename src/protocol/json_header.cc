@@ -112,16 +112,13 @@ class HeaderHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Hea
   // `may_escape`: the raw text holds a backslash, so a decoded string may hold bytes that
   // came from an escape (see HasEncodedSurrogate); without one it is validated UTF-8 as is.
   // `ext_fields_hint`: an upper bound of the entries extFields can have (one per ':').
-  // `source`: when not empty, the header text the events' views point into (the fast
-  // path's, which stays unchanged): extFields adopt it and keep offsets instead of copies.
   HeaderHandler(const Limits& limits, RemotingCommand* command, bool may_escape,
-                size_t ext_fields_hint, size_t header_size, std::string_view source = {})
+                size_t ext_fields_hint, size_t header_size)
       : limits_(limits),
         command_(command),
         may_escape_(may_escape),
         ext_fields_hint_(ext_fields_hint),
-        header_size_(header_size),
-        source_(source) {}
+        header_size_(header_size) {}
 
   const Status& error() const { return error_; }
 
@@ -166,11 +163,9 @@ class HeaderHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Hea
     slot_ = Slot::kNone;
     if (slot == Slot::kExtFields) {
       command_->ext_fields.Clear();  // a repeated "extFields" key: the last one wins
-      // Names and values never take more bytes than the header they came from (adopted
-      // or not: unescaped copies are shorter than their escaped text).
+      // Names and values never take more bytes than the header they came from.
       command_->ext_fields.Reserve(std::min<size_t>(ext_fields_hint_, limits_.max_ext_fields),
-                                   source_.empty() ? header_size_ : 2 * header_size_);
-      if (!source_.empty()) command_->ext_fields.AdoptText(source_);
+                                   header_size_);
       level_ = 2;
       return true;
     }
@@ -322,11 +317,7 @@ class HeaderHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Hea
                                     std::to_string(text.size()) + " bytes, over the limit of " +
                                     std::to_string(limits_.max_value_length)));
     }
-    if (source_.empty()) {
-      command_->ext_fields.Set(ext_key_, text);
-    } else {
-      command_->ext_fields.SetFrom(source_, ext_key_, text);
-    }
+    command_->ext_fields.Set(ext_key_, text);
     if (command_->ext_fields.size() > limits_.max_ext_fields) {
       return Fail(
           ResourceExhausted("more than " + std::to_string(limits_.max_ext_fields) + " extFields"));
@@ -339,7 +330,6 @@ class HeaderHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Hea
   const bool may_escape_;
   const size_t ext_fields_hint_;
   const size_t header_size_;
-  const std::string_view source_;
   Status error_;
   int level_ = 0;      // 0 outside the root, 1 in the root object, 2 in extFields
   uint32_t skip_ = 0;  // nesting inside the value of an ignored key
@@ -406,8 +396,7 @@ std::optional<Status> TryDecodeJsonHeaderFast(std::span<const uint8_t> header, c
   // No counting pass for the reserve: a fixed guess (a send header has 13-14 fields).
   constexpr size_t kExtFieldsGuess = 16;
   const std::string_view text(reinterpret_cast<const char*>(header.data()), header.size());
-  HeaderHandler handler(limits, command, /*may_escape=*/false, kExtFieldsGuess, header.size(),
-                        /*source=*/text);
+  HeaderHandler handler(limits, command, /*may_escape=*/false, kExtFieldsGuess, header.size());
   JsonSubsetScanner<HeaderHandler> scanner(text, &handler);
   switch (scanner.Run()) {
     case JsonSubsetScanner<HeaderHandler>::Outcome::kDone:

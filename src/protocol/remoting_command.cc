@@ -106,10 +106,8 @@ void ExtFields::Set(std::string_view name, std::string_view value) {
   // (Limits): offsets fit 32 bits.
   if (const Slot* found = FindSlot(name)) {
     Slot& s = slots_[static_cast<size_t>(found - slots_.data())];
-    const bool adopted = s.value_at >= adopted_at_ && s.value_at < adopted_at_ + adopted_size_;
-    if (value.size() <= s.value_len && !adopted) {
-      // In place; memmove because `value` may itself point into the arena. (Not in the
-      // adopted text, where SetFrom may have let entries share bytes.)
+    if (value.size() <= s.value_len) {
+      // In place; memmove because `value` may itself point into the arena.
       std::memmove(arena_.data() + s.value_at, value.data(), value.size());
     } else {
       s.value_at = Append(value);  // the old value's bytes stay, unused until Clear()
@@ -121,36 +119,6 @@ void ExtFields::Set(std::string_view name, std::string_view value) {
   s.name_at = Append(name);
   s.name_len = static_cast<uint32_t>(name.size());
   s.value_at = Append(value);
-  s.value_len = static_cast<uint32_t>(value.size());
-  slots_.push_back(s);
-  if (slots_.size() <= kMaxIndexed) Link(slots_.size() - 1);
-}
-
-void ExtFields::AdoptText(std::string_view text) {
-  adopted_at_ = Append(text);
-  adopted_size_ = static_cast<uint32_t>(text.size());
-}
-
-uint32_t ExtFields::OffsetOrAppend(std::string_view source, std::string_view v) {
-  const auto begin = reinterpret_cast<uintptr_t>(source.data());
-  const auto at = reinterpret_cast<uintptr_t>(v.data());
-  if (source.size() == adopted_size_ && at >= begin && at + v.size() <= begin + source.size()) {
-    return adopted_at_ + static_cast<uint32_t>(at - begin);
-  }
-  return Append(v);
-}
-
-void ExtFields::SetFrom(std::string_view source, std::string_view name, std::string_view value) {
-  if (const Slot* found = FindSlot(name)) {
-    Slot& s = slots_[static_cast<size_t>(found - slots_.data())];
-    s.value_at = OffsetOrAppend(source, value);
-    s.value_len = static_cast<uint32_t>(value.size());
-    return;
-  }
-  Slot s;
-  s.name_at = OffsetOrAppend(source, name);
-  s.name_len = static_cast<uint32_t>(name.size());
-  s.value_at = OffsetOrAppend(source, value);
   s.value_len = static_cast<uint32_t>(value.size());
   slots_.push_back(s);
   if (slots_.size() <= kMaxIndexed) Link(slots_.size() - 1);

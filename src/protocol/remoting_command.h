@@ -62,9 +62,7 @@ enum class SerializeType : uint8_t {
 // replaces its value (JSON and Java HashMap: the last duplicate wins).
 //
 // Storage: every name and value is appended to one byte arena and entries are offsets into
-// it, so a decoded header costs two allocations however many fields it has. The JSON
-// decoder copies the whole header text into the arena once (AdoptText) and points the
-// entries into that copy (SetFrom), appending only the strings it had to unescape. A longer
+// it, so a decoded header costs two allocations however many fields it has. A longer
 // replacement value is appended too (the old bytes stay until Clear()), so the arena of a
 // map rewritten in a loop grows; commands are short-lived. Views that Find() and the
 // iterators return stay valid until the next Set, Erase or Clear.
@@ -76,21 +74,10 @@ class ExtFields {
   bool Contains(std::string_view name) const { return Find(name).has_value(); }
   void Set(std::string_view name, std::string_view value);
   bool Erase(std::string_view name);  // whether it was present
-
-  // For a decoder that reads names and values out of one text (the JSON header): the
-  // whole `text` is copied into the arena once, and SetFrom(text, name, value) then
-  // stores the entry as offsets into that copy instead of copying its bytes. Replaces any
-  // previous adoption; entries already set are kept.
-  void AdoptText(std::string_view text);
-  // Set(name, value), where a view that lies inside `source` (the text last passed to
-  // AdoptText, unchanged since) is taken from the arena's copy of it; any other view is
-  // appended as Set does.
-  void SetFrom(std::string_view source, std::string_view name, std::string_view value);
   void Clear() {
     slots_.clear();
     arena_.clear();
     heads_.fill(0);
-    adopted_at_ = adopted_size_ = 0;
   }
   // Room for `n` fields of `bytes` name and value bytes in all.
   void Reserve(size_t n, size_t bytes = 0) {
@@ -141,10 +128,6 @@ class ExtFields {
   // usual names of other headers land apart. Past kMaxIndexed fields (far beyond any real
   // header), lookups scan.
   static constexpr size_t kMaxIndexed = 4096;
-  // Where the adopted text starts in the arena, and its size (0: none).
-  uint32_t adopted_at_ = 0, adopted_size_ = 0;
-  // The arena offset of `v` if it lies within `source` (the adopted text), else Append(v).
-  uint32_t OffsetOrAppend(std::string_view source, std::string_view v);
   static size_t BucketOf(std::string_view name) {
     if (name.empty()) return 0;
     const auto first = static_cast<uint8_t>(name.front());

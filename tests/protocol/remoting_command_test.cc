@@ -3,13 +3,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <cstring>
 #include <limits>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "protocol/mq_version.h"
 #include "protocol/request_code.h"
 #include "protocol/response_code.h"
 #include "testing/status_matchers.h"
@@ -107,39 +105,6 @@ TEST(ExtFieldsTest, ArenaReplacementsCopiesAndAliases) {
   reordered.Set("queueId", "123456789");
   reordered.Set("topic", "1234567890123456789");
   EXPECT_NE(reordered, f) << "order is part of the map";
-}
-
-TEST(ExtFieldsTest, AdoptedTextKeepsOffsetsAndCopiesTheRest) {
-  // The decoder's use: names and values inside the adopted text are taken from the
-  // arena's copy (the caller's buffer may go away), others are appended.
-  std::string header = R"({"a":"group","b":"topic","a":"again"})";
-  const std::string outside = "unescaped\x01value";
-  ExtFields f;
-  f.Set("first", "1");  // set before the adoption: kept
-  f.AdoptText(header);
-  auto view = [&](const char* text) {
-    const size_t at = header.find(text);
-    return std::string_view(header).substr(at, std::strlen(text));
-  };
-  f.SetFrom(header, view("a"), view("group"));
-  f.SetFrom(header, view("b"), view("topic"));
-  f.SetFrom(header, view("b"), outside);  // a duplicate, from outside: appended
-  f.SetFrom(header, std::string_view(outside).substr(0, 4), view("again"));
-  f.SetFrom(header, view("a"), view("again"));  // the last duplicate wins
-  header.assign(header.size(), '#');            // the caller's buffer changes
-  ASSERT_EQ(f.size(), 4u);
-  EXPECT_EQ(f.Find("first"), "1");
-  EXPECT_EQ(f.Find("a"), "again");
-  EXPECT_EQ(f.Find("b"), outside);
-  EXPECT_EQ(f.Find("unes"), "again");
-  ExtFields copy = f;
-  EXPECT_EQ(copy, f);
-  copy.Set("a", "x");  // shorter: in place, in the adopted copy, only in `copy`
-  EXPECT_EQ(copy.Find("a"), "x");
-  EXPECT_EQ(f.Find("a"), "again");
-  EXPECT_EQ(copy.Find("unes"), "again");
-  f.Clear();
-  EXPECT_TRUE(f.empty());
 }
 
 TEST(ParseJavaLongTest, AcceptsJavaSyntaxOnly) {
@@ -347,29 +312,6 @@ TEST(RemotingCommandTest, DebugString) {
             "response PULL_NOT_FOUND(19) opaque=7 flag=1 ext=0 body=0 "
             "remark=\"OFFSET_OVERFLOW_ONE\"");
   EXPECT_EQ(MakeRequest(4242).DebugString(), "request (4242) opaque=0 flag=0 ext=0 body=0");
-}
-
-// MQVersion.getVersionDesc of 4.9.8, at the edges of each part of its enum.
-TEST(VersionDescTest, NamesEveryPartOfJavasEnum) {
-  EXPECT_EQ(VersionDesc(-1), "version ordinal -1");
-  EXPECT_EQ(VersionDesc(0), "V3_0_0_SNAPSHOT");
-  EXPECT_EQ(VersionDesc(15), "V3_0_0_FINAL");
-  EXPECT_EQ(VersionDesc(16), "V3_0_1_SNAPSHOT");
-  EXPECT_EQ(VersionDesc(28), "V3_0_7_SNAPSHOT");  // the broker's checks name these two
-  EXPECT_EQ(VersionDesc(45), "V3_0_15");
-  EXPECT_EQ(VersionDesc(46), "V3_1_0_SNAPSHOT");
-  EXPECT_EQ(VersionDesc(62), "V3_1_8_SNAPSHOT");
-  EXPECT_EQ(VersionDesc(86), "V3_3_1_SNAPSHOT");  // 3.3 .. 3.9 start at patch 1
-  EXPECT_EQ(VersionDesc(121), "V3_4_9");          // ali-ons 3.12.0
-  EXPECT_EQ(VersionDesc(211), "V3_9_9");
-  EXPECT_EQ(VersionDesc(212), "V4_0_0_SNAPSHOT");
-  EXPECT_EQ(VersionDesc(401), "V4_9_4");
-  EXPECT_EQ(VersionDesc(409), "V4_9_8");
-  EXPECT_EQ(VersionDesc(413), "V5_0_0");
-  EXPECT_EQ(VersionDesc(479), "V5_3_3");
-  EXPECT_EQ(VersionDesc(611), "V5_9_9");
-  EXPECT_EQ(VersionDesc(612), "HIGHER_VERSION");
-  EXPECT_EQ(VersionDesc(100000), "HIGHER_VERSION");
 }
 
 }  // namespace

@@ -1,8 +1,5 @@
 #include "protocol/internal/header_fields.h"
 
-#include <limits>
-#include <optional>
-
 namespace rocketstore::protocol::internal {
 
 namespace {
@@ -29,44 +26,20 @@ void Take(Result<T> r, U* out, Status* status) {
 
 void FieldReader::Required(std::string_view name, std::string* out) {
   if (!status_.ok()) return;
-  if (const std::optional<std::string_view> v = cmd_.FindField(name)) {
+  Result<std::string_view> v = cmd_.GetString(name);
+  if (v.ok()) {
     out->assign(*v);
-    return;
+  } else {
+    status_ = v.status();
   }
-  status_ = cmd_.GetString(name).status();  // its message for a missing field
-}
-
-// The value of a present, well-formed integer field (the common case, without building a
-// Result); nullopt when absent or malformed, which the callers then report through the
-// RemotingCommand getters and their messages.
-std::optional<int64_t> FieldReader::FastInt(std::string_view name, bool int32) const {
-  const std::optional<std::string_view> text = cmd_.FindField(name);
-  if (!text) return std::nullopt;
-  const std::optional<int64_t> v = ParseJavaLong(*text);
-  if (!v) return std::nullopt;
-  if (int32 &&
-      (*v < std::numeric_limits<int32_t>::min() || *v > std::numeric_limits<int32_t>::max())) {
-    return std::nullopt;
-  }
-  return v;
 }
 
 void FieldReader::Required(std::string_view name, int32_t* out) {
-  if (!status_.ok()) return;
-  if (const std::optional<int64_t> v = FastInt(name, /*int32=*/true)) {
-    *out = static_cast<int32_t>(*v);
-    return;
-  }
-  Take(cmd_.GetInt32(name), out, &status_);
+  if (status_.ok()) Take(cmd_.GetInt32(name), out, &status_);
 }
 
 void FieldReader::Required(std::string_view name, int64_t* out) {
-  if (!status_.ok()) return;
-  if (const std::optional<int64_t> v = FastInt(name, /*int32=*/false)) {
-    *out = *v;
-    return;
-  }
-  Take(cmd_.GetInt(name), out, &status_);
+  if (status_.ok()) Take(cmd_.GetInt(name), out, &status_);
 }
 
 void FieldReader::Required(std::string_view name, bool* out) {
@@ -85,22 +58,12 @@ void FieldReader::Optional(std::string_view name, std::optional<std::string>* ou
 }
 
 void FieldReader::Optional(std::string_view name, std::optional<int32_t>* out) {
-  if (!status_.ok()) return;
-  if (const std::optional<int64_t> v = FastInt(name, /*int32=*/true)) {
-    *out = static_cast<int32_t>(*v);
-    return;
-  }
-  if (!cmd_.FindField(name)) return;
+  if (!status_.ok() || !cmd_.FindField(name)) return;
   Take(cmd_.GetInt32(name), out, &status_);
 }
 
 void FieldReader::Optional(std::string_view name, std::optional<int64_t>* out) {
-  if (!status_.ok()) return;
-  if (const std::optional<int64_t> v = FastInt(name, /*int32=*/false)) {
-    *out = *v;
-    return;
-  }
-  if (!cmd_.FindField(name)) return;
+  if (!status_.ok() || !cmd_.FindField(name)) return;
   Take(cmd_.GetInt(name), out, &status_);
 }
 

@@ -44,8 +44,6 @@ class FieldReader {
   const Status& status() const { return status_; }
 
  private:
-  std::optional<int64_t> FastInt(std::string_view name, bool int32) const;
-
   const RemotingCommand& cmd_;
   Status status_;
 };
