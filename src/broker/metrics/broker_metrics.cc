@@ -265,11 +265,9 @@ void WriteStore(PromTextWriter& w, const MessageStore& store, int64_t now_ms) {
 }
 
 void WriteTransactions(PromTextWriter& w, const TransactionService& tx, const StatsSnapshot* s) {
-  std::map<std::string, int64_t> half_by_topic;
-  for (const auto& p : tx.Pending()) ++half_by_topic[p.real_topic];
   w.Family("rocketmq_half_messages", "gauge",
            "Transaction half messages awaiting commit or rollback, by their real topic");
-  for (const auto& [topic, n] : half_by_topic) {
+  for (const auto& [topic, n] : tx.PendingCountsByTopic()) {
     w.Sample({{"topic", topic}}, static_cast<double>(n));
   }
   if (s != nullptr) {
