@@ -149,6 +149,9 @@ TEST_F(ConsoleServeTest, NonLoopbackListenIsWarnedAboutLoopbackIsNot) {
   auto o = Options("any");
   const uint16_t port = testing::FreeLoopbackPort();
   o.console_listen = "0.0.0.0:" + std::to_string(port);
+  // The metrics endpoint too: a non-loopback --metrics-host is warned about.
+  o.metrics_port = testing::FreeLoopbackPort();
+  o.extra_args = {"--metrics-host", "0.0.0.0"};
   {
     testing::ServeProcess serve(o);
     ASSERT_TRUE(serve.Start().ok());
@@ -161,8 +164,17 @@ TEST_F(ConsoleServeTest, NonLoopbackListenIsWarnedAboutLoopbackIsNot) {
   ASSERT_NE(at, std::string::npos) << log;
   const size_t line_start = log.rfind('\n', at) == std::string::npos ? 0 : log.rfind('\n', at);
   EXPECT_NE(log.substr(line_start, at - line_start).find("warn"), std::string::npos) << log;
+  const size_t metrics_at = log.find(
+      "the metrics endpoint has no authentication and listens on a non-loopback address "
+      "host=0.0.0.0");
+  ASSERT_NE(metrics_at, std::string::npos) << log;
+  const size_t metrics_line = log.rfind('\n', metrics_at);
+  ASSERT_NE(metrics_line, std::string::npos) << log;
+  EXPECT_NE(log.substr(metrics_line, metrics_at - metrics_line).find("warn"), std::string::npos)
+      << log;
   auto lo = Options("loopback");
   lo.console_listen = "127.0.0.1:" + std::to_string(testing::FreeLoopbackPort());
+  lo.metrics_port = testing::FreeLoopbackPort();  // on the default host, 127.0.0.1
   testing::ServeProcess serve(lo);
   ASSERT_TRUE(serve.Start().ok());
   ASSERT_NE(WaitForConsoleLine(lo.log_file), "");
