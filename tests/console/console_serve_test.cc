@@ -8,8 +8,10 @@
 
 #include <chrono>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include "base/status.h"
 #include "testing/serve_process.h"
@@ -143,6 +145,40 @@ TEST_F(ConsoleServeTest, BadConsoleSettingsStopServeBeforeTheBroker) {
   EXPECT_NE(ReadFile(o2.log_file).find("bad console address \"127.0.0.1:notaport\""),
             std::string::npos)
       << ReadFile(o2.log_file);
+}
+
+// Without --log-file, serve logs into the store directory's logs/ (and stderr); every line
+// is one event: time, level, thread, source, then the message with key=value facts.
+TEST_F(ConsoleServeTest, LogsGoToTheStoresLogsDirectoryOneLinePerEvent) {
+  auto o = Options("deflog");
+  o.log_file = "";  // `--log-file ""`: the default, <store>/logs/rocketstore.log
+  o.console_listen = "127.0.0.1:" + std::to_string(testing::FreeLoopbackPort());
+  const std::string file = o.store_dir + "/logs/rocketstore.log";
+  {
+    testing::ServeProcess serve(o);
+    ASSERT_TRUE(serve.Start().ok());
+    ASSERT_NE(WaitForConsoleLine(file), "") << ReadFile(file);
+    EXPECT_EQ(serve.Terminate(), 0);
+  }
+  const std::string log = ReadFile(file);
+  for (const std::string& event : std::vector<std::string>{
+           "rocketstore: logging file=" + file + " level=info",
+           "rocketstore: broker listening name=broker-a cluster=DefaultCluster endpoint=",
+           std::string("rocketstore: store state last_exit=\"clean shutdown\""),
+           std::string("rocketstore: web console url=http://127.0.0.1:"),
+           std::string("rocketstore: shutting down signal=SIGTERM"),
+           std::string("rocketstore: broker stopped cleanly")}) {
+    EXPECT_NE(log.find(event), std::string::npos) << event << "\n" << log;
+  }
+  const std::regex line_format(
+      R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3} (trace|debug|info|warning|error|critical) \d+ )"
+      R"([a-z_]+\.cc:\d+\] [a-z]+: [^\n]*)");
+  std::istringstream lines(log);
+  int n = 0;
+  for (std::string line; std::getline(lines, line); ++n) {
+    EXPECT_TRUE(std::regex_match(line, line_format)) << line;
+  }
+  EXPECT_GE(n, 6);
 }
 
 TEST_F(ConsoleServeTest, NonLoopbackListenIsWarnedAboutLoopbackIsNot) {
