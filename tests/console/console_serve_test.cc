@@ -165,6 +165,8 @@ TEST_F(ConsoleServeTest, LogsGoToTheStoresLogsDirectoryOneLinePerEvent) {
            "rocketstore: logging file=" + file + " level=info",
            "rocketstore: broker listening name=broker-a cluster=DefaultCluster endpoint=",
            std::string("rocketstore: store state last_exit=\"clean shutdown\""),
+           // ServeProcess passes --metrics-port 0: the endpoint is off, and says so.
+           std::string("rocketstore: metrics off (metricsPromExporterPort=0)"),
            std::string("rocketstore: web console url=http://127.0.0.1:"),
            std::string("rocketstore: shutting down signal=SIGTERM"),
            std::string("rocketstore: broker stopped cleanly")}) {
