@@ -403,6 +403,7 @@ MetricsSources Broker::metrics_sources() const {
   m.producers = producers_.get();
   m.topics = topics_.get();
   m.groups = groups_.get();
+  m.permission = permission_.get();
   m.delay_offsets = delay_offsets_.get();
   m.delay_levels = delay_levels_ ? delay_levels_->max_level() : 0;
   m.transactions = transactions_.get();

@@ -151,10 +151,13 @@ void WriteLocalBroker(JsonWriter& w, broker::Broker& broker_, const RateSampler&
     w.Key("error"), Str(w, disk.status().ToString());
   }
   w.Key("commitLogBytes"), w.Int64(max_phy - min_phy);
-  w.Key("diskMaxUsedSpaceRatio"), w.Int(so.retention.disk_max_used_space_ratio);
-  w.Key("diskSpaceCleanForciblyRatio"), w.Int(so.retention.disk_space_clean_forcibly_ratio);
-  w.Key("diskSpaceWarningLevelRatio"), w.Int(so.retention.disk_space_warning_level_ratio);
-  w.Key("fileReservedTimeHours"), w.Int64(so.retention.file_reserved_time_ms / 3600000);
+  // The settings retention's next round uses: UPDATE_BROKER_CONFIG (25) changes them at
+  // run time, so not the options the store was opened with.
+  const RetentionOptions retention = store.retention_options();
+  w.Key("diskMaxUsedSpaceRatio"), w.Int(retention.disk_max_used_space_ratio);
+  w.Key("diskSpaceCleanForciblyRatio"), w.Int(retention.disk_space_clean_forcibly_ratio);
+  w.Key("diskSpaceWarningLevelRatio"), w.Int(retention.disk_space_warning_level_ratio);
+  w.Key("fileReservedTimeHours"), w.Int64(retention.file_reserved_time_ms / 3600000);
   w.EndObject();
   w.Key("commitLog");
   w.StartObject();

@@ -1,5 +1,7 @@
 // The Topics screen's endpoints, and the sampler's readings.
 #include <algorithm>
+#include <string>
+#include <vector>
 
 #include "broker/system_topics.h"
 #include "console/api_util.h"
@@ -14,6 +16,19 @@ using internal::JsonWriter;
 using internal::Str;
 
 namespace {
+
+// A topic the console never creates or deletes: RocketMQ's system topics and the ones the
+// broker names after itself (the reply topic, the cluster and broker topics) — what
+// TopicService refuses, answered 403 here instead of its SYSTEM_ERROR.
+bool IsProtectedTopic(broker::Broker& broker, const std::string& name) {
+  if (broker::IsSystemTopic(name) || name == broker::ReplyTopicOf(broker.options().cluster_name)) {
+    return true;
+  }
+  const broker::TopicService* service = broker.topic_service();
+  if (!service) return false;
+  const std::vector<std::string> system = service->SystemTopics();
+  return std::binary_search(system.begin(), system.end(), name);
+}
 
 int HttpStatusOf(const broker::Verdict& v) {
   using broker::Outcome;
@@ -156,8 +171,7 @@ HttpReply ConsoleApi::CreateTopic(const HttpRequest& r) {
     return ErrorReply(400,
                       "parameter 'perm' must be RW, R or W (got \"" + perm.substr(0, 20) + "\")");
   }
-  if (broker::IsSystemTopic(*name) ||
-      *name == broker::ReplyTopicOf(broker_.options().cluster_name)) {
+  if (IsProtectedTopic(broker_, *name)) {
     return ErrorReply(403, "topic " + *name + " is a system topic: the console does not change it");
   }
   broker::TopicService* service = broker_.topic_service();
@@ -176,30 +190,39 @@ HttpReply ConsoleApi::CreateTopic(const HttpRequest& r) {
     w.Key("readQueueNums"), w.Int(config.read_queue_nums);
     w.Key("writeQueueNums"), w.Int(config.write_queue_nums);
     w.Key("perm"), Str(w, PermString(config.perm));
+    // Not waited for (see DeleteTopic); the page's route check follows the round.
+    w.Key("routes"), Str(w, "registration requested");
   });
 }
 
 HttpReply ConsoleApi::DeleteTopic(const HttpRequest& r) {
   auto name = internal::Required(r, "topic", "topic name");
   if (!name.ok()) return internal::StatusReply(name.status());
-  if (broker::IsSystemTopic(*name) ||
-      *name == broker::ReplyTopicOf(broker_.options().cluster_name)) {
+  if (!broker::IsValidTopicName(*name)) {
+    return ErrorReply(400, "topic name \"" + name->substr(0, 200) +
+                               "\" is invalid: use 1..127 characters of A-Z a-z 0-9 _ - % |");
+  }
+  if (IsProtectedTopic(broker_, *name)) {
     return ErrorReply(403, "topic " + *name + " is a system topic: it cannot be deleted");
   }
-  if (!broker_.topics().Delete(*name)) {
+  broker::TopicService* service = broker_.topic_service();
+  if (!service) return ErrorReply(503, "the broker is not started yet: try again");
+  if (!broker_.topics().Find(*name)) {
     return ErrorReply(404, "no topic " + name->substr(0, 200) + " on this broker: nothing deleted");
   }
-  // Routes drop it at the next registration; do it now so clients see it at once.
-  Status reg = broker_.RegisterAll();
+  // DELETE_TOPIC_IN_BROKER's (215) path: the config, the consumer offsets on the topic and
+  // its consume-queue files go; a registration round is requested. The answer does not
+  // wait for that round: the HTTP worker would be held for the name servers' connects
+  // and REGISTER_BROKERs (seconds each when one is down), and the console has two.
+  broker::Verdict v = service->Delete(*name);
+  if (!v.ok()) return ErrorReply(HttpStatusOf(v), v.remark);
   return JsonReply(200, [&](JsonWriter& w) {
     w.Key("deleted"), Str(w, *name);
-    w.Key("registered"), w.Bool(reg.ok());
-    if (!reg.ok()) w.Key("registerError"), Str(w, reg.ToString());
-    // RocketMQ also deletes the consume-queue files (cleanUnusedTopic); we keep them until
-    // retention removes them, and say so rather than claim otherwise.
+    w.Key("routes"), Str(w, "registration requested");
     w.Key("note"), Str(w,
-                       "topic config removed and routes updated; its consume-queue files stay "
-                       "on disk until retention removes them");
+                       "topic config, consumer offsets and consume-queue files removed; the name "
+                       "servers drop its route at the registration round now requested; its "
+                       "messages stay in the commit log until retention removes their segments");
   });
 }
 

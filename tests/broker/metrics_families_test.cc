@@ -229,6 +229,9 @@ TEST_F(MetricsFamiliesTest, EveryPerScrapeFamilyHasExactlyTheExpectedSeries) {
   const std::string mt_cg = "{topic=\"MT\",consumer_group=\"CG\"}";
   EXPECT_EQ(Family(text, "rocketmq_consumer_lag_messages"), (Series{{mt_cg, "2"}}));
   EXPECT_EQ(Family(text, "rocketmq_consumer_lag_latency"), (Series{{mt_cg, "2000"}}));
+  // CG never pulled: its pull offset is the committed one, whose message is 2 s old.
+  EXPECT_EQ(Family(text, "rocketmq_consumer_queueing_latency"), (Series{{mt_cg, "2000"}}));
+  EXPECT_EQ(Family(text, "rocketmq_broker_permission"), (Series{{"{}", "6"}}));
   const std::string local = "{storage_type=\"local\",storage_medium=\"disk\"}";
   EXPECT_EQ(Family(text, "rocketmq_storage_size"),
             (Series{{local, std::to_string(broker_->store().CommitLogFileBytes())}}));

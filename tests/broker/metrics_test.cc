@@ -239,7 +239,8 @@ TEST(BrokerMetricsTest, LagStopsComputingAtTheCapAndCountsTheRest) {
   EXPECT_FALSE(Contains(text, "topic=\"D\""));
   for (const char* family :
        {"rocketmq_consumer_lag_messages", "rocketmq_consumer_lag_latency",
-        "rocketmq_consumer_inflight_messages", "rocketmq_consumer_ready_messages"}) {
+        "rocketmq_consumer_queueing_latency", "rocketmq_consumer_inflight_messages",
+        "rocketmq_consumer_ready_messages"}) {
     EXPECT_TRUE(Contains(
         text, "rocketmq_metrics_dropped_label_sets{" + common + ",metric=\"" + family + "\"} 2\n"))
         << family << "\n"
@@ -265,6 +266,75 @@ TEST(BrokerMetricsTest, LagStopsComputingAtTheCapAndCountsTheRest) {
   EXPECT_TRUE(Contains(text, "rocketmq_metrics_dropped_label_sets{" + common +
                                  ",metric=\"rocketmq_consumer_lag_messages\"} 4\n"))
       << text;  // A@h1299, B@g, C@g, D@g
+  ASSERT_TRUE((*store)->Close().ok());
+}
+
+// RocketMQ 5's ages: lag latency is the age of the message at the committed offset,
+// queueing latency the age of the one at the pull offset (0 once everything is pulled);
+// inflight and ready split the lag there. The broker's permission bits are a gauge.
+TEST(BrokerMetricsTest, LagAndQueueingLatencyAreTheAgesAtTheCommittedAndPulledOffsets) {
+  FakeClock clock;
+  FaultInjectionFileSystem fs(clock);
+  StoreOptions o;
+  o.root_dir = "/store";
+  o.commit_log_segment_size = 64 * 1024;
+  o.index_hash_slot_num = 256;
+  o.index_num = 4096;
+  o.consume_queue_units_per_file = 1024;
+  o.reserve_chunk_bytes = 4096;
+  o.prefault_window_bytes = 4096;
+  o.start_background_services = false;
+  auto store = MessageStore::Open(o, fs, clock);
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  TopicConfigManager topics(fs, clock, "/store/config/topics.json");
+  TopicConfig t;
+  t.name = "TopicTest";
+  t.read_queue_nums = t.write_queue_nums = 1;
+  topics.Upsert(t);
+  std::vector<int64_t> stored_ms;
+  for (int i = 0; i < 4; ++i) {
+    clock.AdvanceMillis(1000);
+    stored_ms.push_back(clock.NowMillis());
+    ASSERT_TRUE((*store)->PutMessage(rocketstore::testing::MakeTestMessage(i, 1).View()).ok());
+  }
+  for (int i = 0; i < 10 && (*store)->DispatchBehindBytes() > 0; ++i) {
+    ASSERT_TRUE((*store)->RunDispatchStep().ok());
+  }
+  ASSERT_EQ((*store)->DispatchBehindBytes(), 0);
+  ConsumerOffsetManager offsets(fs, clock, "/store/config/consumerOffset.json");
+  offsets.Commit("g", "TopicTest", 0, 1);
+  offsets.RecordPull("g", "TopicTest", 0, 3);
+  SubscriptionGroupManager groups(fs, clock, "/store/config/subscriptionGroup.json");
+  ConsumerManager consumers(clock, {});
+  ConsumeStatsService consume(clock, "b", **store, topics, offsets, groups, consumers, nullptr);
+  BrokerPermission permission(kPermRead);
+  MetricsSources src;
+  src.cluster = "C";
+  src.node_id = "b";
+  src.store = store->get();
+  src.offsets = &offsets;
+  src.consume_stats = &consume;
+  src.permission = &permission;
+  src.clock = &clock;
+  clock.AdvanceMillis(5000);
+  const int64_t now = clock.NowMillis();
+  const std::string common = "cluster=\"C\",node_type=\"broker\",node_id=\"b\"";
+  const std::string tg = "{" + common + ",topic=\"TopicTest\",consumer_group=\"g\"} ";
+  auto line = [&](const char* family, int64_t v) {
+    return std::string(family) + tg + std::to_string(v) + "\n";
+  };
+  std::string text = RenderBrokerMetrics(src);
+  EXPECT_TRUE(Contains(text, line("rocketmq_consumer_lag_messages", 3))) << text;
+  EXPECT_TRUE(Contains(text, line("rocketmq_consumer_lag_latency", now - stored_ms[1])));
+  EXPECT_TRUE(Contains(text, line("rocketmq_consumer_queueing_latency", now - stored_ms[3])))
+      << text;
+  EXPECT_TRUE(Contains(text, line("rocketmq_consumer_inflight_messages", 2)));
+  EXPECT_TRUE(Contains(text, line("rocketmq_consumer_ready_messages", 1)));
+  EXPECT_TRUE(Contains(text, "rocketmq_broker_permission{" + common + "} 4\n")) << text;
+  offsets.RecordPull("g", "TopicTest", 0, 4);  // all handed out: nothing queueing
+  text = RenderBrokerMetrics(src);
+  EXPECT_TRUE(Contains(text, line("rocketmq_consumer_queueing_latency", 0))) << text;
+  EXPECT_TRUE(Contains(text, line("rocketmq_consumer_lag_latency", now - stored_ms[1])));
   ASSERT_TRUE((*store)->Close().ok());
 }
 

@@ -121,7 +121,7 @@ class TransactionTest : public ::testing::Test {
                   bool batch = false) {
     SendRequest r;
     r.producer_group = "PG";
-    r.topic = "T";
+    r.topic = send_topic_;
     r.queue_id = queue;
     r.sys_flag = sys_flag;
     r.batch = batch;
@@ -192,6 +192,15 @@ class TransactionTest : public ::testing::Test {
     return n;
   }
 
+  // Pending halves per real topic as Pending() has them: what PendingCountsByTopic (the
+  // rocketmq_half_messages scrape) must say without copying the halves.
+  std::vector<std::pair<std::string, int64_t>> CountsFromPending() const {
+    std::map<std::string, int64_t> by_topic;
+    for (const auto& p : tx_->Pending()) ++by_topic[p.real_topic];
+    return {by_topic.begin(), by_topic.end()};
+  }
+
+  std::string send_topic_ = "T";
   FakeClock clock_;
   FaultInjectionFileSystem fs_{clock_};
   PutPipeline pipeline_;
@@ -545,6 +554,49 @@ TEST_F(TransactionTest, RestartRebuildsThePendingTableWithCheckCounts) {
   ASSERT_TRUE(End(open, format::kTransactionCommit)->ok());
   EXPECT_EQ(Records("T", 2).size(), 1u);
   EXPECT_TRUE(tx_->Pending().empty());
+}
+
+// The per-topic counts follow every way a half comes and goes: learned (its renewed
+// copies not counted again), committed, rolled back, discarded after check_max, rebuilt
+// at restart.
+TEST_F(TransactionTest, PendingCountsByTopicFollowTheHalves) {
+  using Counts = std::vector<std::pair<std::string, int64_t>>;
+  options_.check_max = 2;
+  Drop();
+  Open();
+  TopicConfig u;
+  u.name = "U";
+  u.read_queue_nums = u.write_queue_nums = 4;
+  topics_.Upsert(u);
+  auto ch = RegisterProducer();
+  EXPECT_TRUE(tx_->PendingCountsByTopic().empty());
+  EndTransactionRequest t1 = SendHalf("t1", 0);
+  EndTransactionRequest t2 = SendHalf("t2", 1);
+  SendHalf("t3", 2);  // never answered: discarded after two checks
+  send_topic_ = "U";
+  EndTransactionRequest u1 = SendHalf("u1", 0);
+  Step();
+  EXPECT_EQ(tx_->PendingCountsByTopic(), (Counts{{"T", 3}, {"U", 1}}));
+  clock_.AdvanceMillis(60000);
+  Step();  // every half checked once: a renewed copy of each, the same counts
+  ASSERT_EQ(ch->checks().size(), 4u);
+  EXPECT_EQ(tx_->PendingCountsByTopic(), (Counts{{"T", 3}, {"U", 1}}));
+  EXPECT_EQ(tx_->PendingCountsByTopic(), CountsFromPending());
+  ASSERT_TRUE(End(t1, format::kTransactionCommit)->ok());
+  ASSERT_TRUE(End(u1, format::kTransactionRollback)->ok());
+  EXPECT_EQ(tx_->PendingCountsByTopic(), (Counts{{"T", 2}}));
+  Close();
+  Open();
+  EXPECT_EQ(tx_->PendingCountsByTopic(), (Counts{{"T", 2}}));
+  ASSERT_TRUE(End(t2, format::kTransactionCommit)->ok());
+  EXPECT_EQ(tx_->PendingCountsByTopic(), (Counts{{"T", 1}}));
+  for (int i = 0; i < 2; ++i) {
+    clock_.AdvanceMillis(60000);
+    Step();
+  }
+  EXPECT_EQ(tx_->counters().discarded, 1u);
+  EXPECT_TRUE(tx_->PendingCountsByTopic().empty());
+  EXPECT_TRUE(CountsFromPending().empty());
 }
 
 // `rocketstore inspect transactions` lists what the broker's recovery would rebuild.

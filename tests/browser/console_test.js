@@ -6,6 +6,7 @@
 //   2. a search by key finds the message, and its detail shows the segment file and the
 //      position that the send's offset msgId names;
 //   3. a topic created in the UI appears in GET_ROUTEINFO_BY_TOPIC (105) at the name server;
+//      deleted in the UI, it leaves the list and the routes;
 //   4. the group's lag on screen equals the admin protocol's: GET_CONSUME_STATS (208) when
 //      the broker answers it, else QUERY_CONSUMER_OFFSET (14) + GET_MAX_OFFSET (30);
 //   5. bad API input answers 4xx with a JSON error; cross-site POSTs are refused;
@@ -203,6 +204,22 @@ async function main() {
   check(route, `GET_ROUTEINFO_BY_TOPIC never found ${uiTopic}`);
   check(route.queueDatas.length === 1 && route.queueDatas[0].writeQueueNums === 3, `route ${JSON.stringify(route.queueDatas)}`);
   console.log(`ok: ${uiTopic} in GET_ROUTEINFO_BY_TOPIC with 3 write queues`);
+
+  // 3b. deleted in the UI: gone from the list at once, and from GET_ROUTEINFO_BY_TOPIC
+  // after the registration round the delete requested (the answer does not wait for it)
+  step = 'delete-topic';
+  page.once('dialog', d => d.accept());
+  await page.click(`tr[data-topic="${uiTopic}"] [data-testid=delete-topic]`);
+  try {
+    await page.waitForSelector(`tr[data-topic="${uiTopic}"]`, { state: 'detached', timeout: 10000 });
+  } catch (e) { throw new CheckFailed(`deleted topic ${uiTopic} still listed after 10 s`); }
+  let gone = false;
+  for (let i = 0; i < 50 && !gone; i++) {
+    const r = await namesrv.request(105, { topic: uiTopic });
+    if (r.code !== 0) gone = true; else await sleep(200);
+  }
+  check(gone, `GET_ROUTEINFO_BY_TOPIC still finds ${uiTopic} 10 s after its delete`);
+  console.log(`ok: ${uiTopic} deleted in the UI and gone from GET_ROUTEINFO_BY_TOPIC`);
 
   // 4. the group's lag is the admin protocol's
   step = 'group-lag';

@@ -6,6 +6,7 @@
 #include <map>
 #include <thread>
 
+#include "broker/service/broker_config_service.h"
 #include "client/pull_consumer.h"
 #include "console/group_stats.h"
 #include "console_fixture.h"
@@ -169,10 +170,21 @@ TEST_F(ConsoleFixture, CreateAndDeleteTopic) {
   ASSERT_TRUE(t);
   EXPECT_EQ(t->read_queue_nums, 2);
   EXPECT_EQ(t->write_queue_nums, 2);
+  broker_->offsets().Commit("G9", "NewTopic", 0, 1);
   HttpReply del = Call("POST", "/api/topics/delete", {{"topic", "NewTopic"}});
   ASSERT_EQ(del.status, 200) << del.body;
   EXPECT_FALSE(broker_->topics().Find("NewTopic"));
+  // DELETE_TOPIC_IN_BROKER's (215) path: the offsets on the topic go with it.
+  EXPECT_LT(broker_->offsets().Query("G9", "NewTopic", 0), 0);
   EXPECT_EQ(Call("POST", "/api/topics/delete", {{"topic", "NewTopic"}}).status, 404);
+  EXPECT_EQ(Call("POST", "/api/topics/delete", {{"topic", "bad name"}}).status, 400);
+  // Topics the broker names after itself are system topics too (TopicService refuses
+  // them): 403, not the SYSTEM_ERROR's 500.
+  for (const std::string& own : {broker_->options().cluster_name, broker_->options().broker_name,
+                                 std::string("SCHEDULE_TOPIC_XXXX")}) {
+    EXPECT_EQ(Call("POST", "/api/topics/delete", {{"topic", own}}).status, 403) << own;
+    EXPECT_EQ(Call("POST", "/api/topics", {{"topic", own}}).status, 403) << own;
+  }
 }
 
 TEST_F(ConsoleFixture, FindByKeyAndWhereItLives) {
@@ -334,6 +346,22 @@ TEST_F(ConsoleFixture, ClusterAndTopicsShowTheStore) {
   HttpReply t = Call("GET", "/api/topic", {{"topic", "TopicTest"}});
   ASSERT_EQ(t.status, 200) << t.body;
   EXPECT_EQ(Json(t)["queues"][2]["maxOffset"].GetInt64(), 3);
+}
+
+// The watermarks shown are the ones retention uses now: UPDATE_BROKER_CONFIG (25) changes
+// them at run time, and the Cluster screen must not keep showing the start-up values.
+TEST_F(ConsoleFixture, ClusterShowsRetentionSettingsChangedAtRunTime) {
+  ASSERT_NE(broker_->broker_config(), nullptr);
+  const broker::Verdict v = broker_->broker_config()->Update(
+      "diskMaxUsedSpaceRatio=60\ndiskSpaceCleanForciblyRatio=70\n"
+      "diskSpaceWarningLevelRatio=80\nfileReservedTime=24\n");
+  ASSERT_TRUE(v.ok()) << v.remark;
+  auto d = Json(Call("GET", "/api/cluster"));
+  const auto& disk = d["brokers"][0]["disk"];
+  EXPECT_EQ(disk["diskMaxUsedSpaceRatio"].GetInt(), 60);
+  EXPECT_EQ(disk["diskSpaceCleanForciblyRatio"].GetInt(), 70);
+  EXPECT_EQ(disk["diskSpaceWarningLevelRatio"].GetInt(), 80);
+  EXPECT_EQ(disk["fileReservedTimeHours"].GetInt64(), 24);
 }
 
 }  // namespace

@@ -34,7 +34,12 @@ class SilentListener {
       port_ = ntohs(a.sin_port);
     }
   }
-  ~SilentListener() { ::close(fd_); }
+  ~SilentListener() { Close(); }
+  // Connections still in the backlog are reset: their reads fail at once.
+  void Close() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
   uint16_t port() const { return port_; }
 
  private:
@@ -204,6 +209,39 @@ TEST(ConsoleStoreHealthTest, UnwritableStoreShowsTheReason) {
   EXPECT_NE(std::string(health["reason"].GetString()).find("Input/output error"), std::string::npos)
       << health["reason"].GetString();
   fs.ClearFailures();
+  (void)b.Stop();
+}
+
+// Deleting or creating a topic from the console requests the registration round and
+// answers: the HTTP worker is not held while a name server that accepts but never answers
+// is asked (the registrar waits register_timeout_ms for it, on its own thread).
+TEST(ConsoleTopicChangeTest, AnswersWithoutWaitingForTheNameServers) {
+  SilentListener silent;
+  ASSERT_NE(silent.port(), 0);
+  FaultInjectionFileSystem fs;
+  broker::BrokerOptions bo;
+  bo.server.port = 0;
+  bo.namesrv_addrs = {"127.0.0.1:" + std::to_string(silent.port())};
+  bo.register_timeout_ms = 60000;  // a wait for the round would outlast the bound below
+  bo.store.root_dir = "/store";
+  bo.store.commit_log_segment_size = 1 << 20;
+  bo.store.index_hash_slot_num = 256;
+  bo.store.index_num = 4096;
+  bo.store.consume_queue_units_per_file = 1024;
+  broker::Broker b(bo, fs, Clock::Real());
+  ASSERT_TRUE(b.Start().ok());
+  RateSampler sampler(ConsoleReadings(b));
+  ConsoleApi api(b, sampler, Clock::Real(), ConsoleOptions{});
+  const auto start = std::chrono::steady_clock::now();
+  HttpReply c = api.Handle({"POST", "/api/topics", {{"topic", "Quick"}}, ""});
+  EXPECT_EQ(c.status, 200) << c.body;
+  EXPECT_NE(c.body.find("\"routes\":\"registration requested\""), std::string::npos) << c.body;
+  HttpReply d = api.Handle({"POST", "/api/topics/delete", {{"topic", "Quick"}}, ""});
+  EXPECT_EQ(d.status, 200) << d.body;
+  EXPECT_NE(d.body.find("\"routes\":\"registration requested\""), std::string::npos) << d.body;
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
+  EXPECT_FALSE(b.topics().Find("Quick"));
+  silent.Close();  // the registrar's pending REGISTER_BROKER fails now, so Stop is quick
   (void)b.Stop();
 }
 

@@ -8,8 +8,10 @@
 
 #include <chrono>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include "base/status.h"
 #include "testing/serve_process.h"
@@ -145,10 +147,49 @@ TEST_F(ConsoleServeTest, BadConsoleSettingsStopServeBeforeTheBroker) {
       << ReadFile(o2.log_file);
 }
 
+// Without --log-file, serve logs into the store directory's logs/ (and stderr); every line
+// is one event: time, level, thread, source, then the message with key=value facts.
+TEST_F(ConsoleServeTest, LogsGoToTheStoresLogsDirectoryOneLinePerEvent) {
+  auto o = Options("deflog");
+  o.log_file = "";  // `--log-file ""`: the default, <store>/logs/rocketstore.log
+  o.console_listen = "127.0.0.1:" + std::to_string(testing::FreeLoopbackPort());
+  const std::string file = o.store_dir + "/logs/rocketstore.log";
+  {
+    testing::ServeProcess serve(o);
+    ASSERT_TRUE(serve.Start().ok());
+    ASSERT_NE(WaitForConsoleLine(file), "") << ReadFile(file);
+    EXPECT_EQ(serve.Terminate(), 0);
+  }
+  const std::string log = ReadFile(file);
+  for (const std::string& event : std::vector<std::string>{
+           "rocketstore: logging file=" + file + " level=info",
+           "rocketstore: broker listening name=broker-a cluster=DefaultCluster endpoint=",
+           std::string("rocketstore: store state last_exit=\"clean shutdown\""),
+           // ServeProcess passes --metrics-port 0: the endpoint is off, and says so.
+           std::string("rocketstore: metrics off (metricsPromExporterPort=0)"),
+           std::string("rocketstore: web console url=http://127.0.0.1:"),
+           std::string("rocketstore: shutting down signal=SIGTERM"),
+           std::string("rocketstore: broker stopped cleanly")}) {
+    EXPECT_NE(log.find(event), std::string::npos) << event << "\n" << log;
+  }
+  const std::regex line_format(
+      R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3} (trace|debug|info|warning|error|critical) \d+ )"
+      R"([a-z_]+\.cc:\d+\] [a-z]+: [^\n]*)");
+  std::istringstream lines(log);
+  int n = 0;
+  for (std::string line; std::getline(lines, line); ++n) {
+    EXPECT_TRUE(std::regex_match(line, line_format)) << line;
+  }
+  EXPECT_GE(n, 6);
+}
+
 TEST_F(ConsoleServeTest, NonLoopbackListenIsWarnedAboutLoopbackIsNot) {
   auto o = Options("any");
   const uint16_t port = testing::FreeLoopbackPort();
   o.console_listen = "0.0.0.0:" + std::to_string(port);
+  // The metrics endpoint too: a non-loopback --metrics-host is warned about.
+  o.metrics_port = testing::FreeLoopbackPort();
+  o.extra_args = {"--metrics-host", "0.0.0.0"};
   {
     testing::ServeProcess serve(o);
     ASSERT_TRUE(serve.Start().ok());
@@ -161,8 +202,17 @@ TEST_F(ConsoleServeTest, NonLoopbackListenIsWarnedAboutLoopbackIsNot) {
   ASSERT_NE(at, std::string::npos) << log;
   const size_t line_start = log.rfind('\n', at) == std::string::npos ? 0 : log.rfind('\n', at);
   EXPECT_NE(log.substr(line_start, at - line_start).find("warn"), std::string::npos) << log;
+  const size_t metrics_at = log.find(
+      "the metrics endpoint has no authentication and listens on a non-loopback address "
+      "host=0.0.0.0");
+  ASSERT_NE(metrics_at, std::string::npos) << log;
+  const size_t metrics_line = log.rfind('\n', metrics_at);
+  ASSERT_NE(metrics_line, std::string::npos) << log;
+  EXPECT_NE(log.substr(metrics_line, metrics_at - metrics_line).find("warn"), std::string::npos)
+      << log;
   auto lo = Options("loopback");
   lo.console_listen = "127.0.0.1:" + std::to_string(testing::FreeLoopbackPort());
+  lo.metrics_port = testing::FreeLoopbackPort();  // on the default host, 127.0.0.1
   testing::ServeProcess serve(lo);
   ASSERT_TRUE(serve.Start().ok());
   ASSERT_NE(WaitForConsoleLine(lo.log_file), "");

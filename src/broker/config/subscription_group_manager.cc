@@ -145,6 +145,11 @@ bool SubscriptionGroupManager::Delete(std::string_view group) {
   return true;
 }
 
+size_t SubscriptionGroupManager::Count() const {
+  std::lock_guard lock(mu_);
+  return groups_.size();
+}
+
 std::vector<SubscriptionGroupConfig> SubscriptionGroupManager::List() const {
   std::lock_guard lock(mu_);
   std::vector<SubscriptionGroupConfig> out;

@@ -81,6 +81,8 @@ class SubscriptionGroupManager final : public ConfigManager {
   bool Delete(std::string_view group);
   // All groups, by name.
   std::vector<SubscriptionGroupConfig> List() const;
+  // How many there are (without copying them: the metrics scrape).
+  size_t Count() const;
   DataVersion data_version() const;
 
  private:

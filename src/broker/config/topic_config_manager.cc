@@ -111,6 +111,11 @@ std::optional<TopicConfig> TopicConfigManager::Find(std::string_view topic) cons
   return it->second;
 }
 
+size_t TopicConfigManager::Count() const {
+  std::lock_guard lock(mu_);
+  return topics_.size();
+}
+
 std::vector<TopicConfig> TopicConfigManager::List() const {
   std::lock_guard lock(mu_);
   std::vector<TopicConfig> out;

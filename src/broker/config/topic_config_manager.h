@@ -52,6 +52,8 @@ class TopicConfigManager final : public ConfigManager {
   std::optional<TopicConfig> Find(std::string_view topic) const;
   // All topics, by name.
   std::vector<TopicConfig> List() const;
+  // How many there are (without copying them: the metrics scrape).
+  size_t Count() const;
   // Creates or replaces (the whole config: read, modify and Upsert to keep fields);
   // returns whether anything changed (the data version is bumped then).
   bool Upsert(const TopicConfig& config);

@@ -94,6 +94,7 @@ void WriteRpc(PromTextWriter& w, const RpcSnapshot& r) {
 struct GroupLag {
   int64_t lag = 0, inflight = 0, ready = 0;
   int64_t oldest_unconsumed_ms = -1;  // store time of the first unconsumed message
+  int64_t oldest_unpulled_ms = -1;    // store time of the first message not yet pulled
 };
 
 // Computes at most `w.max_series()` (topic, group) series: the pairs are walked in key
@@ -134,12 +135,15 @@ void WriteConsumerLag(PromTextWriter& w, const MetricsSources& src, int64_t now_
         pulled = std::min(pulled, max);
         g.inflight += pulled - std::min(committed, pulled);
         g.ready += std::max<int64_t>(0, max - pulled);
-        if (lag > 0) {
-          auto t = src.store->GetMessageStoreTime(topic, q.queue_id, QueueOffset(committed));
-          if (t.ok() && (g.oldest_unconsumed_ms < 0 || *t < g.oldest_unconsumed_ms)) {
-            g.oldest_unconsumed_ms = *t;
-          }
-        }
+        // (clang 14 does not capture a structured binding: `topic` is passed on.)
+        auto earliest = [&src, &q](const std::string& t_name, int64_t offset, int64_t* oldest_ms) {
+          auto t = src.store->GetMessageStoreTime(t_name, q.queue_id, QueueOffset(offset));
+          if (t.ok() && (*oldest_ms < 0 || *t < *oldest_ms)) *oldest_ms = *t;
+        };
+        if (lag > 0) earliest(topic, committed, &g.oldest_unconsumed_ms);
+        // RocketMQ 5's queueing latency: the store time at the pull offset (the next
+        // message to hand out), read only when there is one.
+        if (max > pulled) earliest(topic, pulled, &g.oldest_unpulled_ms);
       }
     }
   }
@@ -159,6 +163,13 @@ void WriteConsumerLag(PromTextWriter& w, const MetricsSources& src, int64_t now_
     return g.oldest_unconsumed_ms < 0
                ? 0.0
                : static_cast<double>(std::max<int64_t>(0, now_ms - g.oldest_unconsumed_ms));
+  });
+  w.Family("rocketmq_consumer_queueing_latency", "gauge",
+           "Age of the oldest message the group has not pulled yet, ms (0 when all are pulled)");
+  each([now_ms](const GroupLag& g) {
+    return g.oldest_unpulled_ms < 0
+               ? 0.0
+               : static_cast<double>(std::max<int64_t>(0, now_ms - g.oldest_unpulled_ms));
   });
   w.Family("rocketmq_consumer_inflight_messages", "gauge",
            "Messages pulled by the group but not yet committed (pull offset - committed offset)");
@@ -265,11 +276,9 @@ void WriteStore(PromTextWriter& w, const MessageStore& store, int64_t now_ms) {
 }
 
 void WriteTransactions(PromTextWriter& w, const TransactionService& tx, const StatsSnapshot* s) {
-  std::map<std::string, int64_t> half_by_topic;
-  for (const auto& p : tx.Pending()) ++half_by_topic[p.real_topic];
   w.Family("rocketmq_half_messages", "gauge",
            "Transaction half messages awaiting commit or rollback, by their real topic");
-  for (const auto& [topic, n] : half_by_topic) {
+  for (const auto& [topic, n] : tx.PendingCountsByTopic()) {
     w.Sample({{"topic", topic}}, static_cast<double>(n));
   }
   if (s != nullptr) {
@@ -357,13 +366,18 @@ std::string RenderBrokerMetrics(const MetricsSources& src, size_t max_series) {
   }
   const StatsSnapshot* counted = snap ? &*snap : nullptr;
   if (src.rpc != nullptr) WriteRpc(w, src.rpc->Collect());
+  if (src.permission != nullptr) {
+    w.Family("rocketmq_broker_permission", "gauge",
+             "The broker's permission bits (brokerPermission: 4 read, 2 write, 1 inherit)");
+    w.Sample({}, static_cast<double>(src.permission->get()));
+  }
   if (src.topics != nullptr) {
     w.Family("rocketmq_topic_number", "gauge", "Topics configured on the broker");
-    w.Sample({}, static_cast<double>(src.topics->List().size()));
+    w.Sample({}, static_cast<double>(src.topics->Count()));
   }
   if (src.groups != nullptr) {
     w.Family("rocketmq_consumer_group_number", "gauge", "Subscription groups configured");
-    w.Sample({}, static_cast<double>(src.groups->List().size()));
+    w.Sample({}, static_cast<double>(src.groups->Count()));
   }
   if (src.offsets != nullptr && src.store != nullptr) WriteConsumerLag(w, src, now_ms);
   WriteConnections(w, src);

@@ -27,6 +27,7 @@
 #include "broker/config/topic_config_manager.h"
 #include "broker/metrics/prom_text.h"
 #include "broker/metrics/rpc_stats.h"
+#include "broker/service/broker_permission.h"
 #include "broker/service/consume_stats_service.h"
 #include "broker/service/consumer_manager.h"
 #include "broker/service/producer_manager.h"
@@ -51,6 +52,7 @@ struct MetricsSources {
   const ProducerManager* producers = nullptr;
   const TopicConfigManager* topics = nullptr;
   const SubscriptionGroupManager* groups = nullptr;
+  const BrokerPermission* permission = nullptr;  // rocketmq_broker_permission
   const DelayOffsetManager* delay_offsets = nullptr;
   int delay_levels = 0;  // SCHEDULE_TOPIC_XXXX queues (level n is queue n - 1)
   const TransactionService* transactions = nullptr;

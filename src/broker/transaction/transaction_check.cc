@@ -73,7 +73,7 @@ bool TransactionService::CheckOne(Entry& e, int64_t now_ms) {
   if (!half.ok()) {
     RS_LOG_WARN("transactions: half unreadable, dropped half={} commitlog_offset={} error=\"{}\"",
                 e.origin, e.commit_log_offset, half.status().ToString());
-    pending_.erase(e.origin);
+    ErasePending(e.origin);
     return true;
   }
   const format::RecordView& r = half->record;
@@ -193,6 +193,7 @@ void TransactionService::FinishCommit(Entry& e, int64_t intent_copy, int64_t int
 Status TransactionService::Recover() {
   std::lock_guard lock(mu_);
   pending_.clear();
+  pending_by_topic_.clear();
   settled_.clear();
   scan_next_ = 0;
   std::map<int64_t, CopyRef> copies;

@@ -72,6 +72,7 @@ void TransactionService::Learn(const format::RecordView& r, int64_t queue_offset
     e.real_topic = std::string(Prop(r.properties, format::kPropertyRealTopic));
     e.real_queue_id = static_cast<int32_t>(
         ParseInt64(Prop(r.properties, format::kPropertyRealQueueId)).value_or(0));
+    ++pending_by_topic_[e.real_topic];
     e.first_store_ms = r.store_timestamp;
     e.immunity_ms = options_.transaction_timeout_ms;
     if (auto s = ParseInt64(Prop(r.properties, format::kPropertyCheckImmunityTimeInSeconds))) {
@@ -113,8 +114,16 @@ Status TransactionService::ScanHalves() {
   return Status::OK();
 }
 
+void TransactionService::ErasePending(int64_t origin) {
+  auto it = pending_.find(origin);
+  if (it == pending_.end()) return;
+  auto count = pending_by_topic_.find(it->second.real_topic);
+  if (count != pending_by_topic_.end() && --count->second <= 0) pending_by_topic_.erase(count);
+  pending_.erase(it);
+}
+
 void TransactionService::Settle(int64_t origin, Settled how) {
-  pending_.erase(origin);
+  ErasePending(origin);
   settled_[origin] = how;
   while (settled_.size() > kSettledCap && settled_.begin()->first < scan_next_) {
     settled_.erase(settled_.begin());
@@ -207,6 +216,11 @@ std::optional<Verdict> TransactionService::EndTransaction(const EndTransactionRe
   Settle(origin, Settled::kCommitted);
   ++counters_.committed;
   return Verdict::Ok();
+}
+
+std::vector<std::pair<std::string, int64_t>> TransactionService::PendingCountsByTopic() const {
+  std::lock_guard lock(mu_);
+  return {pending_by_topic_.begin(), pending_by_topic_.end()};
 }
 
 std::vector<TransactionService::PendingView> TransactionService::Pending() const {

@@ -55,11 +55,13 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/clock.h"
@@ -130,6 +132,10 @@ class TransactionService {
   void set_stats(BrokerStats* stats) { stats_ = stats; }
 
   std::vector<PendingView> Pending() const;
+  // Pending halves per real topic (rocketmq_half_messages), sorted by topic: kept as the
+  // halves are learned and settled, so reading it copies one entry per topic, not the
+  // halves.
+  std::vector<std::pair<std::string, int64_t>> PendingCountsByTopic() const;
   Counters counters() const;
 
  private:
@@ -157,6 +163,7 @@ class TransactionService {
                     const std::map<int64_t, CopyRef>& copies);
   Verdict WriteOp(std::string_view tag, int64_t copy_queue_offset);
   void Settle(int64_t origin, Settled how);
+  void ErasePending(int64_t origin);  // and its topic's count
   Result<bool> CommittedCopyExists(const Entry& e, int64_t intent_offset);
   bool CheckOne(Entry& e, int64_t now_ms);  // false: stop the step (store failing)
   bool Discard(Entry& e);
@@ -168,7 +175,8 @@ class TransactionService {
   TopicConfigManager* topics_;
   Clock& clock_;
   mutable std::mutex mu_;
-  std::map<int64_t, Entry> pending_;                       // GUARDED_BY(mu_), by origin
+  std::map<int64_t, Entry> pending_;                              // GUARDED_BY(mu_), by origin
+  std::map<std::string, int64_t, std::less<>> pending_by_topic_;  // GUARDED_BY(mu_), > 0
   std::map<int64_t, Settled> settled_;                     // GUARDED_BY(mu_), the most recent ones
   int64_t scan_next_ = 0;                                  // GUARDED_BY(mu_)
   std::map<int64_t, CopyRef>* recovery_copies_ = nullptr;  // queue offset -> copy, in Recover
