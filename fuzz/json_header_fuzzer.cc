@@ -1,14 +1,15 @@
 // libFuzzer target for the JSON header decoder (protocol/internal/header_codec.h): the
-// fast path — a scanner for the subset of JSON real clients send — against the RapidJSON
-// path, on arbitrary bytes, with small and default limits. Wherever the fast path answers,
-// its status (code and message) and decoded fields must equal RapidJSON's; the combined
-// decoder must always give RapidJSON's answer, even when the fast path gave up part way
+// fastjson-shape stage and the fast path — a scanner for the subset of JSON real clients send —
+// against the RapidJSON path, on arbitrary bytes, with small and default limits. Wherever the fast
+// path answers, its status (code and message) and decoded fields must equal RapidJSON's; the
+// combined decoder must always give RapidJSON's answer, even when the fast path gave up part way
 // through (it must undo what it had already set).
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
 #include <span>
+#include <string_view>
 
 #include "fuzz_check.h"  // this directory
 #include "protocol/internal/header_codec.h"
@@ -28,6 +29,23 @@ bool SameHeader(const RemotingCommand& a, const RemotingCommand& b) {
 void Check(std::span<const uint8_t> header, const Limits& limits) {
   RemotingCommand slow_cmd;
   const Status slow = DecodeJsonHeaderWithRapidJson(header, limits, &slow_cmd);
+
+  // The fastjson-shape stage: where it answers, RapidJSON's fields; where not, untouched.
+  {
+    RemotingCommand staged;
+    staged.remark = "before";
+    staged.ext_fields.Set("before", "1");
+    const RemotingCommand before = staged;
+    const std::string_view text(reinterpret_cast<const char*>(header.data()), header.size());
+    if (TryDecodeFastjsonHeader(text, limits, &staged)) {
+      RemotingCommand expected = before;
+      FUZZ_CHECK(slow.ok());
+      FUZZ_CHECK(DecodeJsonHeaderWithRapidJson(header, limits, &expected).ok());
+      FUZZ_CHECK(SameHeader(staged, expected));
+    } else {
+      FUZZ_CHECK(SameHeader(staged, before));
+    }
+  }
 
   RemotingCommand fast_cmd;
   const std::optional<Status> fast = TryDecodeJsonHeaderFast(header, limits, &fast_cmd);

@@ -396,6 +396,7 @@ std::optional<Status> TryDecodeJsonHeaderFast(std::span<const uint8_t> header, c
   // No counting pass for the reserve: a fixed guess (a send header has 13-14 fields).
   constexpr size_t kExtFieldsGuess = 16;
   const std::string_view text(reinterpret_cast<const char*>(header.data()), header.size());
+  if (TryDecodeFastjsonHeader(text, limits, command)) return Status::OK();
   HeaderHandler handler(limits, command, /*may_escape=*/false, kExtFieldsGuess, header.size());
   JsonSubsetScanner<HeaderHandler> scanner(text, &handler);
   switch (scanner.Run()) {

@@ -182,6 +182,126 @@ TEST(JsonHeaderFastPathTest, AgreesWithRapidJsonOnEdgeCases) {
   EXPECT_GE(answered, 20) << "the fast path should answer for most of these";
 }
 
+// The first stage reads exactly what fastjson writes, and nothing else: it answers for the
+// Java client's header and for what our own encoder writes (with escapes, a remark, a
+// repeated name), each equal to RapidJSON's reading; on any other shape it gives up
+// without touching the command.
+TEST(JsonHeaderFastjsonStageTest, ReadsFastjsonsTextOnlyAndLeavesOthersUntouched) {
+  const Limits limits;
+  auto check_same = [&](const std::string& header) {
+    RemotingCommand staged, slow;
+    ASSERT_TRUE(TryDecodeFastjsonHeader(header, limits, &staged)) << header;
+    ASSERT_TRUE(DecodeJsonHeaderWithRapidJson(Bytes(header), limits, &slow).ok()) << header;
+    EXPECT_TRUE(SameHeader(staged, slow)) << header;
+  };
+  check_same(kJavaSendV2);
+  RemotingCommand ours;
+  ours.code = -7;
+  ours.opaque = 2147483647;
+  ours.flag = 3;
+  ours.version = -2147483648;
+  ours.language = LanguageCode::kCpp;
+  ours.remark = "quote\" back\\slash \x01\x1f tab\t /";
+  ours.SetField("i", std::string("TAGS\x01TagA\x02KEYS\x01k1\x02", 18));
+  ours.SetField("", "empty name");
+  ours.SetField("z", "");
+  std::vector<uint8_t> encoded;
+  EncodeJsonHeader(ours, &encoded);
+  check_same(std::string(encoded.begin(), encoded.end()));
+  check_same(R"({"code":0,"extFields":{"b":"1","a":"2","b":"3"},"flag":0,"language":"JAVA",)"
+             R"("opaque":0,"serializeTypeCurrentRPC":"JSON","version":0})");
+
+  const std::string refused[] = {
+      R"({"code":310, "extFields":{},"flag":0,"language":"JAVA","opaque":1,)"
+      R"("serializeTypeCurrentRPC":"JSON","version":1})",  // whitespace
+      R"({"extFields":{},"code":310,"flag":0,"language":"JAVA","opaque":1,)"
+      R"("serializeTypeCurrentRPC":"JSON","version":1})",  // another order
+      R"({"code":310,"extFields":{"a":1},"flag":0,"language":"JAVA","opaque":1,)"
+      R"("serializeTypeCurrentRPC":"JSON","version":1})",  // a number value
+      R"({"code":310,"extFields":{"a":null},"flag":0,"language":"JAVA","opaque":1,)"
+      R"("serializeTypeCurrentRPC":"JSON","version":1})",  // null
+      R"({"code":"310","extFields":{},"flag":0,"language":"JAVA","opaque":1,)"
+      R"("serializeTypeCurrentRPC":"JSON","version":1})",  // a string code
+      R"({"code":2147483648,"extFields":{},"flag":0,"language":"JAVA","opaque":1,)"
+      R"("serializeTypeCurrentRPC":"JSON","version":1})",  // past int32
+      R"({"code":007,"extFields":{},"flag":0,"language":"JAVA","opaque":1,)"
+      R"("serializeTypeCurrentRPC":"JSON","version":1})",  // leading zeros
+      "{\"code\":1,\"extFields\":{\"a\":\"\xc3\xa9\"},\"flag\":0,\"language\":\"JAVA\","
+      "\"opaque\":1,\"serializeTypeCurrentRPC\":\"JSON\",\"version\":1}",  // non-ASCII
+      R"({"code":1,"extFields":{"a":"\u00e9"},"flag":0,"language":"JAVA","opaque":1,)"
+      R"("serializeTypeCurrentRPC":"JSON","version":1})",  // escape of non-ASCII
+      R"({"code":1,"extFields":{},"flag":0,"language":"JAVA","opaque":1,"remark":null,)"
+      R"("serializeTypeCurrentRPC":"JSON","version":1})",  // null remark
+      R"({"code":1,"extFields":{},"flag":0,"language":"JAVA","opaque":1,)"
+      R"("serializeTypeCurrentRPC":"ROCKETMQ","version":1})",
+      R"({"code":1,"extFields":{},"flag":0,"language":"JAVA","opaque":1,)"
+      R"("serializeTypeCurrentRPC":"JSON","version":1} )",  // bytes after
+      R"({"code":1,"extFields":{},"flag":0,"language":"JAVA","opaque":1,)"
+      R"("serializeTypeCurrentRPC":"JSON","version":1)",  // cut short
+  };
+  for (const std::string& header : refused) {
+    RemotingCommand cmd;
+    cmd.code = 77;
+    cmd.remark = "before";
+    cmd.SetField("before", "1");
+    const RemotingCommand before = cmd;
+    EXPECT_FALSE(TryDecodeFastjsonHeader(header, limits, &cmd)) << header;
+    EXPECT_TRUE(SameHeader(cmd, before)) << header;
+  }
+  // Over a limit: refused here, so that the other paths word the error.
+  Limits tight = SmallLimits();
+  tight.max_ext_fields = 2;
+  RemotingCommand cmd;
+  EXPECT_FALSE(TryDecodeFastjsonHeader(
+      R"({"code":0,"extFields":{"a":"1","b":"2","c":"3"},"flag":0,"language":"JAVA",)"
+      R"("opaque":0,"serializeTypeCurrentRPC":"JSON","version":0})",
+      tight, &cmd));
+  EXPECT_FALSE(TryDecodeFastjsonHeader(kJavaSendV2, SmallLimits(), &cmd));  // 13 fields > 8
+}
+
+// Mutants of the Java client's header: wherever the first stage answers, it answers as
+// RapidJSON does; wherever it does not, the command is as it was.
+TEST(JsonHeaderFastjsonStageTest, AgreesWithRapidJsonOnMutantsOfJavasHeader) {
+  const std::string alphabet = "{}:,\"\\ 0123456789-.eEtrufalsnabu\x01\x80";
+  std::mt19937 rng(20261206);
+  const Limits limits;
+  int answered = 0, total = 0;
+  for (int i = 0; i < 20000; ++i) {
+    std::string s = kJavaSendV2;
+    const int edits = 1 + static_cast<int>(rng() % 2);
+    for (int e = 0; e < edits && !s.empty(); ++e) {
+      const size_t pos = rng() % s.size();
+      const char c = alphabet[rng() % alphabet.size()];
+      switch (rng() % 3) {
+        case 0:
+          s[pos] = c;
+          break;
+        case 1:
+          s.insert(s.begin() + static_cast<std::ptrdiff_t>(pos), c);
+          break;
+        default:
+          s.erase(pos, 1);
+      }
+    }
+    ++total;
+    RemotingCommand staged;
+    staged.remark = "before";
+    staged.SetField("before", "1");
+    const RemotingCommand before = staged;
+    if (TryDecodeFastjsonHeader(s, limits, &staged)) {
+      ++answered;
+      RemotingCommand slow = before;
+      const Status st = DecodeJsonHeaderWithRapidJson(Bytes(s), limits, &slow);
+      ASSERT_TRUE(st.ok()) << s << ": " << st.message();
+      ASSERT_TRUE(SameHeader(staged, slow)) << s;
+    } else {
+      ASSERT_TRUE(SameHeader(staged, before)) << s;
+    }
+  }
+  EXPECT_GT(answered, total / 10);
+  EXPECT_LT(answered, total * 9 / 10);
+}
+
 // The scanner skips plain bytes eight at a time: put each kind of special byte at every
 // offset of a long string, so that it is found in every lane of a word and in the tail.
 TEST(JsonHeaderFastPathTest, FindsSpecialBytesAtEveryOffset) {

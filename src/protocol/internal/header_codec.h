@@ -32,6 +32,10 @@ Status DecodeJsonHeader(std::span<const uint8_t> header, const Limits& limits,
 // the fast path accepts, both give the same status and the same fields.
 std::optional<Status> TryDecodeJsonHeaderFast(std::span<const uint8_t> header, const Limits& limits,
                                               RemotingCommand* command);
+// The fast path's first stage: only the exact text fastjson writes (its key order, no
+// whitespace, string extFields values; see fastjson_header.cc). True: `*command` holds the
+// header (the same fields the other paths would give). False: nothing was changed.
+bool TryDecodeFastjsonHeader(std::string_view text, const Limits& limits, RemotingCommand* command);
 Status DecodeJsonHeaderWithRapidJson(std::span<const uint8_t> header, const Limits& limits,
                                      RemotingCommand* command);
 Status DecodeBinaryHeader(std::span<const uint8_t> header, const Limits& limits,

@@ -1,0 +1,242 @@
+// The JSON header decoder's first stage: the exact text fastjson (the Java client, and
+// rocketstore's own encoder) writes for a header — keys in that order, no whitespace,
+// every extFields value a string —
+//
+//   {"code":I,"extFields":{"k":"v",...},"flag":I,"language":"L","opaque":I,
+//    ["remark":"R",]"serializeTypeCurrentRPC":"JSON","version":I}
+//
+// read left to right with no event handler, no state machine and no per-field lookup of
+// what a key means. Strings hold printable ASCII and escapes of ASCII characters (the
+// properties separators arrive as \u0001 and \u0002). Anything else — another key order,
+// whitespace, a number, null or object where a string stands, a non-ASCII byte, a limit
+// exceeded — and it gives up without touching `*command` (the header fields are
+// committed together at the end), leaving the input to the subset scanner and RapidJSON,
+// which decide and word every error. So on the inputs it accepts it must give what they
+// give: tests/protocol/json_header_test.cc and fuzz/json_header_fuzzer.cc compare them.
+#include <bit>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "protocol/internal/header_codec.h"
+
+namespace rocketstore::protocol::internal {
+
+namespace {
+
+class FastjsonHeaderReader {
+ public:
+  FastjsonHeaderReader(std::string_view text, const Limits& limits)
+      : p_(text.data()), end_(text.data() + text.size()), limits_(limits) {}
+
+  // Whether the whole text has the shape; fills the out-parameters if so.
+  bool Read(int32_t* code, ExtFields* ext, int32_t* flag, LanguageCode* language, int32_t* opaque,
+            std::optional<std::string>* remark, int32_t* version) {
+    if (!Literal("{\"code\":") || !Int(code) || !Literal(",\"extFields\":{")) return false;
+    if (!ExtFieldsBody(ext)) return false;
+    std::string_view name;
+    if (!Literal(",\"flag\":") || !Int(flag) || !Literal(",\"language\":") || !Plain(&name)) {
+      return false;
+    }
+    *language = LanguageFromName(name);
+    if (!Literal(",\"opaque\":") || !Int(opaque)) return false;
+    if (Literal(",\"remark\":")) {
+      std::string_view text;
+      if (!String(&text) || text.size() > limits_.max_remark_length) return false;
+      remark->emplace(text);
+    }
+    return Literal(",\"serializeTypeCurrentRPC\":\"JSON\",\"version\":") && Int(version) &&
+           Literal("}") && p_ == end_;
+  }
+
+ private:
+  bool Literal(std::string_view word) {
+    if (static_cast<size_t>(end_ - p_) < word.size() ||
+        std::memcmp(p_, word.data(), word.size()) != 0) {
+      return false;
+    }
+    p_ += word.size();
+    return true;
+  }
+
+  // A JSON integer -?(0|[1-9][0-9]*) in int32 range, followed by ',' or '}'.
+  bool Int(int32_t* out) {
+    const char* q = p_;
+    const bool negative = q != end_ && *q == '-';
+    if (negative) ++q;
+    const char* digits = q;
+    while (q != end_ && *q >= '0' && *q <= '9' && q - digits < 11) ++q;
+    const auto n = q - digits;
+    if (n == 0 || n > 10 || (n > 1 && *digits == '0')) return false;
+    if (q == end_ || (*q != ',' && *q != '}')) return false;
+    int64_t v = 0;
+    for (const char* d = digits; d != q; ++d) v = v * 10 + (*d - '0');
+    if (negative) v = -v;
+    if (v < std::numeric_limits<int32_t>::min() || v > std::numeric_limits<int32_t>::max()) {
+      return false;
+    }
+    *out = static_cast<int32_t>(v);
+    p_ = q;
+    return true;
+  }
+
+  // 0x80 in each byte of `word` that is '"', '\\', below 0x20 or above 0x7F (see
+  // json_scanner.h, whose rule this is).
+  static uint64_t SpecialBytes(uint64_t word) {
+    constexpr uint64_t kLows = 0x7F7F7F7F7F7F7F7FULL;
+    constexpr uint64_t kOnes = 0x0101010101010101ULL;
+    auto zero_bytes = [](uint64_t v) { return ~(((v & kLows) + kLows) | v | kLows); };
+    const uint64_t control = ~(((word & kLows) + kOnes * 0x60) | word | kLows);
+    return zero_bytes(word ^ (kOnes * '"')) | zero_bytes(word ^ (kOnes * '\\')) | control |
+           (word & ~kLows);
+  }
+
+  // From `q`, the first byte that is not plain printable ASCII (or end_).
+  const char* SkipPlain(const char* q) const {
+    while (end_ - q >= 8) {
+      uint64_t word;
+      std::memcpy(&word, q, sizeof(word));
+      if (const uint64_t special = SpecialBytes(word); special != 0) {
+        return q + std::countr_zero(special) / 8;  // little-endian
+      }
+      q += 8;
+    }
+    while (q != end_) {
+      const auto b = static_cast<uint8_t>(*q);
+      if (b < 0x20 || b >= 0x80 || b == '"' || b == '\\') break;
+      ++q;
+    }
+    return q;
+  }
+
+  // A string of plain bytes only (no escape): a view into the text.
+  bool Plain(std::string_view* out) {
+    if (p_ == end_ || *p_ != '"') return false;
+    const char* q = SkipPlain(p_ + 1);
+    if (q == end_ || *q != '"') return false;
+    *out = std::string_view(p_ + 1, static_cast<size_t>(q - p_ - 1));
+    p_ = q + 1;
+    return true;
+  }
+
+  // A string whose escapes stand for ASCII characters: a view into the text, or into
+  // unescaped_ (valid until the next String) when it had escapes.
+  bool String(std::string_view* out) {
+    if (p_ == end_ || *p_ != '"') return false;
+    const char* const begin = p_ + 1;
+    const char* q = SkipPlain(begin);
+    if (q != end_ && *q == '"') {
+      *out = std::string_view(begin, static_cast<size_t>(q - begin));
+      p_ = q + 1;
+      return true;
+    }
+    unescaped_.assign(begin, q);
+    while (q != end_ && *q == '\\') {
+      const int consumed = Unescape(q);
+      if (consumed == 0) return false;
+      q += consumed;
+      const char* run = q;
+      q = SkipPlain(q);
+      unescaped_.append(run, q);
+    }
+    if (q == end_ || *q != '"') return false;  // a control or non-ASCII byte
+    *out = unescaped_;
+    p_ = q + 1;
+    return true;
+  }
+
+  // The escape at `q` (a backslash) of an ASCII character, appended to unescaped_; the
+  // bytes it took, or 0.
+  int Unescape(const char* q) {
+    if (end_ - q < 2) return 0;
+    char c;
+    switch (q[1]) {
+      case '"':
+      case '\\':
+      case '/':
+        c = q[1];
+        break;
+      case 'b':
+        c = '\b';
+        break;
+      case 'f':
+        c = '\f';
+        break;
+      case 'n':
+        c = '\n';
+        break;
+      case 'r':
+        c = '\r';
+        break;
+      case 't':
+        c = '\t';
+        break;
+      case 'u': {
+        if (end_ - q < 6 || q[2] != '0' || q[3] != '0') return 0;
+        const int hi = HexDigit(q[4]), lo = HexDigit(q[5]);
+        if (hi < 0 || hi > 7 || lo < 0) return 0;
+        unescaped_.push_back(static_cast<char>(hi * 16 + lo));
+        return 6;
+      }
+      default:
+        return 0;
+    }
+    unescaped_.push_back(c);
+    return 2;
+  }
+
+  static int HexDigit(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  }
+
+  // After "extFields":{ — the members and the closing brace. Names are plain strings,
+  // values strings; a repeated name replaces the value in its first place, as the map does.
+  bool ExtFieldsBody(ExtFields* ext) {
+    ext->Reserve(16, static_cast<size_t>(end_ - p_));
+    if (Literal("}")) return true;
+    while (true) {
+      std::string_view name, value;
+      if (!Plain(&name) || name.size() > limits_.max_key_length || !Literal(":") ||
+          !String(&value) || value.size() > limits_.max_value_length) {
+        return false;
+      }
+      ext->Set(name, value);
+      if (ext->size() > limits_.max_ext_fields) return false;
+      if (Literal("}")) return true;
+      if (!Literal(",")) return false;
+    }
+  }
+
+  const char* p_;
+  const char* const end_;
+  const Limits& limits_;
+  std::string unescaped_;
+};
+
+}  // namespace
+
+bool TryDecodeFastjsonHeader(std::string_view text, const Limits& limits,
+                             RemotingCommand* command) {
+  int32_t code = 0, flag = 0, opaque = 0, version = 0;
+  LanguageCode language = LanguageCode::kJava;
+  std::optional<std::string> remark;
+  ExtFields ext;
+  FastjsonHeaderReader reader(text, limits);
+  if (!reader.Read(&code, &ext, &flag, &language, &opaque, &remark, &version)) return false;
+  command->code = code;
+  command->ext_fields = std::move(ext);
+  command->flag = flag;
+  command->language = language;
+  command->opaque = opaque;
+  if (remark) command->remark = std::move(remark);
+  command->version = version;
+  return true;
+}
+
+}  // namespace rocketstore::protocol::internal
