@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <cstring>
 #include <unordered_map>
 
 #include "base/java_hash.h"
@@ -279,8 +280,11 @@ bool AppendInHashMapOrder(std::span<const PropertyEntry> entries, size_t peak,
       if (same > static_cast<size_t>(kTreeifyThreshold)) return false;
     }
   }
-  if (!format.trailing_separator) --bytes;
-  out->reserve(out->size() + bytes);
+  // Written in place: sized once (with the last separator, dropped at the end if the
+  // format has none), then filled by position.
+  const size_t at = out->size();
+  out->resize(at + bytes);
+  char* w = out->data() + at;
   // Bucket by bucket, each in insertion order: a stable selection over the few entries.
   uint32_t next = 0;
   size_t written = 0;
@@ -289,10 +293,13 @@ bool AppendInHashMapOrder(std::span<const PropertyEntry> entries, size_t peak,
     for (size_t i = 0; i < entries.size(); ++i) {
       const uint32_t b = spread[i] & mask;
       if (b == next) {
-        out->append(entries[i].name);
-        out->push_back(kNameValueSeparator);
-        out->append(entries[i].value);
-        out->push_back(kPropertySeparator);
+        const PropertyEntry& e = entries[i];
+        if (!e.name.empty()) std::memcpy(w, e.name.data(), e.name.size());
+        w += e.name.size();
+        *w++ = kNameValueSeparator;
+        if (!e.value.empty()) std::memcpy(w, e.value.data(), e.value.size());
+        w += e.value.size();
+        *w++ = kPropertySeparator;
         ++written;
       } else if (b > next && b < lowest) {
         lowest = b;
