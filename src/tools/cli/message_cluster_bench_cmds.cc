@@ -12,18 +12,20 @@
 
 #include "base/clock.h"
 #include "client/admin_client.h"
+#include "client/broker_health.h"
 #include "client/producer.h"
 #include "client/pull_consumer.h"
 #include "store/format/consume_queue_unit.h"
 #include "store/format/index_layout.h"
 #include "store/format/message_id.h"
 #include "store/format/properties.h"
-#include "tools/cli/broker_health.h"
 #include "tools/cli/cli_state.h"
 
 namespace rocketstore::tools::cli {
 
 Json MessageJson(const client::MessageExt& m);  // produce_consume_cmds.cc
+
+using client::StringMap;
 
 namespace {
 
@@ -385,17 +387,12 @@ int RunCluster(CliState& s, FILE* out, FILE* err) {
         // The name server's perm of the broker's own topic (routed 7 while
         // brokerTopicEnable): without the write bit, its writes were wiped (205).
         int route_perm = -1;
-        if (id == 0 && config.ok()) {
-          auto bte = config->find("brokerTopicEnable");
-          if (bte != config->end() && bte->second == "true") {
-            if (auto route = admin.GetRoute(name); route.ok()) {
-              for (const auto& q : (*route)->queue_datas) {
-                if (q.broker_name == name) route_perm = q.perm;
-              }
-            }
+        if (config.ok() && client::OwnTopicRouteApplies(id, *config)) {
+          if (auto route = admin.GetRoute(name); route.ok()) {
+            route_perm = client::OwnTopicRoutePerm(**route, name);
           }
         }
-        const BrokerHealth health = AssessBrokerHealth(id, rt, config, route_perm);
+        const client::BrokerHealth health = client::AssessBrokerHealth(id, rt, config, route_perm);
         const StringMap kv = rt.ok() ? *rt : StringMap{};
         auto get = [&](const char* k) {
           auto it = kv.find(k);

@@ -1,14 +1,15 @@
-#include "tools/cli/broker_health.h"
+#include "client/broker_health.h"
 
 #include <fmt/format.h>
 
 #include <cstdlib>
 
-namespace rocketstore::tools::cli {
+#include "client/route.h"
+
+namespace rocketstore::client {
 
 namespace {
 
-constexpr int kPermWrite = 2;  // PermName.PERM_WRITE
 // RocketMQ 4.9.8's defaults, for a broker whose 26 does not say.
 constexpr double kDefaultDiskWarningPercent = 90;  // rocketmq.broker.diskSpaceWarningLevelRatio
 constexpr int64_t kDefaultPageCacheBusyMs = 1000;  // osPageCacheBusyTimeOutMills
@@ -107,4 +108,17 @@ BrokerHealth AssessBrokerHealth(int64_t broker_id, const Result<StringMap>& runt
   return ok;
 }
 
-}  // namespace rocketstore::tools::cli
+bool OwnTopicRouteApplies(int64_t broker_id, const StringMap& config) {
+  auto bte = config.find("brokerTopicEnable");
+  return broker_id == 0 && bte != config.end() && bte->second == "true";
+}
+
+int OwnTopicRoutePerm(const TopicRoute& route, std::string_view broker_name) {
+  int perm = -1;
+  for (const QueueData& q : route.queue_datas) {
+    if (q.broker_name == broker_name) perm = q.perm;
+  }
+  return perm;
+}
+
+}  // namespace rocketstore::client

@@ -1,13 +1,14 @@
 // AssessBrokerHealth: each of RocketMQ's refusal conditions read from a broker's own
 // GET_BROKER_RUNTIME_INFO (28) and GET_BROKER_CONFIG (26) answers and the name server's
 // route, failure paths first.
-#include "tools/cli/broker_health.h"
+#include "client/broker_health.h"
 
 #include <gtest/gtest.h>
 
 #include "base/status.h"
+#include "client/route.h"
 
-namespace rocketstore::tools::cli {
+namespace rocketstore::client {
 namespace {
 
 StringMap Runtime() {  // a healthy 28 table (the keys the judgement reads)
@@ -100,5 +101,23 @@ TEST(BrokerHealthTest, HealthyAndWhatWasNotKnown) {
       << h.reason;
 }
 
+TEST(BrokerHealthTest, OwnTopicRouteCountsForAMasterWithItsTopicEnabledOnly) {
+  EXPECT_FALSE(OwnTopicRouteApplies(0, {}));  // 26 not known
+  EXPECT_FALSE(OwnTopicRouteApplies(0, {{"brokerTopicEnable", "false"}}));
+  EXPECT_FALSE(OwnTopicRouteApplies(1, Config()));  // a slave: its topic is the master's
+  EXPECT_TRUE(OwnTopicRouteApplies(0, Config()));
+}
+
+TEST(BrokerHealthTest, OwnTopicRoutePermIsTheBrokersOwnQueues) {
+  TopicRoute route;
+  EXPECT_EQ(OwnTopicRoutePerm(route, "broker-a"), -1);  // not listed
+  route.queue_datas.push_back(QueueData{"broker-b", 1, 1, 6, 0});
+  EXPECT_EQ(OwnTopicRoutePerm(route, "broker-a"), -1);
+  route.queue_datas.push_back(QueueData{"broker-a", 1, 1, 4, 0});
+  EXPECT_EQ(OwnTopicRoutePerm(route, "broker-a"), 4);
+  EXPECT_EQ(AssessBrokerHealth(0, Runtime(), Config(), OwnTopicRoutePerm(route, "broker-a")).state,
+            "wiped");
+}
+
 }  // namespace
-}  // namespace rocketstore::tools::cli
+}  // namespace rocketstore::client

@@ -1,4 +1,4 @@
-// File: tools/cli/broker_health.h
+// File: client/broker_health.h
 //
 // Whether a broker takes writes, judged from the outside the same way for every broker of
 // a cluster (rocketstore or Apache RocketMQ 4.9.8): from its GET_BROKER_RUNTIME_INFO (28)
@@ -18,16 +18,21 @@
 // A store stopped by an I/O error is not among them: 4.9.8's 28 has no field for its
 // RunningFlags, so no tool can see it from outside (rocketstore's /metrics can:
 // rocketstore_storage_writable).
-// Thread-safety: a pure function.
+// Used by `rocketstore cluster status` (HEALTH column) and the web console's Cluster screen
+// (every broker, the console's own included), so both say the same of the same broker.
+// Thread-safety: pure functions.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 
 #include "base/result.h"
 
-namespace rocketstore::tools::cli {
+namespace rocketstore::client {
+
+struct TopicRoute;  // client/route.h
 
 struct BrokerHealth {
   // "ok", "unreachable", "slave", "disk full", "read only", "wiped", "busy"; "ok" when
@@ -46,4 +51,12 @@ using StringMap = std::map<std::string, std::string>;
 BrokerHealth AssessBrokerHealth(int64_t broker_id, const Result<StringMap>& runtime,
                                 const Result<StringMap>& config, int route_perm);
 
-}  // namespace rocketstore::tools::cli
+// Whether the route of the broker's own topic says anything of its writes: a master
+// (id 0) whose 26 has brokerTopicEnable=true (only then is that topic routed perm 7).
+bool OwnTopicRouteApplies(int64_t broker_id, const StringMap& config);
+
+// The perm `route` (the name server's answer for the topic named `broker_name`) gives
+// that broker's queues; -1 when it lists none of them.
+int OwnTopicRoutePerm(const TopicRoute& route, std::string_view broker_name);
+
+}  // namespace rocketstore::client
