@@ -1,10 +1,15 @@
 // The Cluster screen's endpoint: every broker the name server lists. The in-process
 // broker is read directly (its store's health, disk, commit log and the broker's own
-// GET_BROKER_RUNTIME_INFO table); the others come from the ClusterProbe (their 28 answer,
-// fetched in the background, or why they could not be asked).
+// GET_BROKER_RUNTIME_INFO table); the others come from the ClusterProbe (their 28 and 26
+// answers, fetched in the background, or why they could not be asked). Every broker's
+// health is judged by client::AssessBrokerHealth (as `rocketstore cluster status` judges
+// it); the local one's store health comes first (a sticky I/O error, a full disk: what no
+// remote question can see).
 #include <algorithm>
 #include <cstdlib>
 
+#include "client/admin_types.h"
+#include "client/broker_health.h"
 #include "console/api_util.h"
 #include "console/cluster_probe.h"
 #include "console/console_api.h"
@@ -44,6 +49,35 @@ void WriteRuntime(JsonWriter& w, const std::map<std::string, std::string>& t) {
   w.Key("runtime"), Str(w, Get(t, "runtime"));
 }
 
+void WriteHealth(JsonWriter& w, const client::BrokerHealth& h) {
+  w.Key("health");
+  w.StartObject();
+  w.Key("state"), Str(w, h.state);
+  w.Key("writable"), w.Bool(h.writable);
+  w.Key("reason"), Str(w, h.reason);
+  w.EndObject();
+}
+
+// The local broker: its store's own verdict when it refuses writes (the cause and its full
+// text), else the judgement every broker gets, from its own 28 table and 26 properties and
+// the name server's route of its own topic (as the probe last saw it).
+client::BrokerHealth LocalHealth(broker::Broker& broker, const client::StringMap& runtime,
+                                 const std::optional<ClusterView>& view) {
+  const StoreHealth& store = broker.store().health();
+  if (!store.Writable()) {
+    std::string state(store.Cause());
+    std::replace(state.begin(), state.end(), '_', ' ');  // "io_error" -> "io error"
+    return client::BrokerHealth{state, false, store.Reason()};
+  }
+  Result<client::StringMap> config =
+      broker.broker_config() != nullptr
+          ? Result<client::StringMap>(client::ParseJavaProperties(broker.broker_config()->Text()))
+          : Result<client::StringMap>(Unavailable("the broker's config service is not started"));
+  const int route_perm =
+      view && config.ok() && client::OwnTopicRouteApplies(0, *config) ? view->local_route_perm : -1;
+  return client::AssessBrokerHealth(0, runtime, config, route_perm);
+}
+
 void WriteRemote(JsonWriter& w, const BrokerProbe& b) {
   const auto& t = b.runtime;
   w.StartObject();
@@ -57,25 +91,18 @@ void WriteRemote(JsonWriter& w, const BrokerProbe& b) {
   w.Key("askedMs"), w.Int64(b.asked_ms);
   w.Key("answeredMs"), w.Int64(b.answered_ms);
   WriteRuntime(w, t);
-  w.Key("health");
-  w.StartObject();
-  switch (b.state) {
-    case BrokerProbe::State::kAnswered:
-      w.Key("state"), Str(w, "reachable");
-      w.Key("reason"), Str(w,
-                           "answers GET_BROKER_RUNTIME_INFO; whether its store accepts writes "
-                           "is not part of that answer");
-      break;
-    case BrokerProbe::State::kUnreachable:
-      w.Key("state"), Str(w, "unreachable");
-      w.Key("reason"), Str(w, b.error);
-      break;
-    case BrokerProbe::State::kAsking:
-      w.Key("state"), Str(w, "asking");
-      w.Key("reason"), Str(w, "GET_BROKER_RUNTIME_INFO sent, no answer yet");
-      break;
+  if (b.state == BrokerProbe::State::kAsking) {
+    w.Key("health");
+    w.StartObject();
+    w.Key("state"), Str(w, "asking");
+    w.Key("writable"), w.Null();
+    w.Key("reason"), Str(w,
+                         "GET_BROKER_RUNTIME_INFO, GET_BROKER_CONFIG and its topic's route "
+                         "asked, not all answered yet");
+    w.EndObject();
+  } else {
+    WriteHealth(w, b.health);
   }
-  w.EndObject();
   w.Key("disk");
   w.StartObject();
   if (!t.empty()) {
@@ -108,7 +135,8 @@ void WriteRemote(JsonWriter& w, const BrokerProbe& b) {
   w.EndObject();
 }
 
-void WriteLocalBroker(JsonWriter& w, broker::Broker& broker_, const RateSampler& rates_) {
+void WriteLocalBroker(JsonWriter& w, broker::Broker& broker_, const RateSampler& rates_,
+                      const std::optional<ClusterView>& view) {
   MessageStore& store = broker_.store();
   const broker::BrokerOptions& bo = broker_.options();
   const StoreOptions& so = store.options();
@@ -116,7 +144,6 @@ void WriteLocalBroker(JsonWriter& w, broker::Broker& broker_, const RateSampler&
   const int64_t max_phy = store.MaxPhysicalOffset().value();
   const int64_t min_phy = store.MinPhysicalOffset().value();
   const int64_t flushed = store.FlushedPhysicalOffset().value();
-  const bool writable = store.health().Writable();
   const broker::RuntimeInfoService* info = broker_.runtime_info();
   const std::map<std::string, std::string> runtime =
       info ? info->Collect() : std::map<std::string, std::string>{};
@@ -132,12 +159,7 @@ void WriteLocalBroker(JsonWriter& w, broker::Broker& broker_, const RateSampler&
   w.Key("storeDir"), Str(w, so.root_dir);
   w.Key("flushDiskType"),
       Str(w, so.flush_disk_type == FlushDiskType::kSyncFlush ? "SYNC_FLUSH" : "ASYNC_FLUSH");
-  w.Key("health");
-  w.StartObject();
-  w.Key("state"), Str(w, writable ? "writable" : "not writable");
-  w.Key("writable"), w.Bool(writable);
-  w.Key("reason"), Str(w, writable ? "" : store.health().Reason());
-  w.EndObject();
+  WriteHealth(w, LocalHealth(broker_, runtime, view));
   w.Key("disk");
   w.StartObject();
   if (disk.ok()) {
@@ -212,7 +234,7 @@ HttpReply ConsoleApi::Cluster() {
     w.EndObject();
     w.Key("brokers");
     w.StartArray();
-    WriteLocalBroker(w, broker_, rates_);
+    WriteLocalBroker(w, broker_, rates_, view);
     if (view) {
       for (const BrokerProbe& b : view->brokers) WriteRemote(w, b);
     }

@@ -5,7 +5,9 @@
 #include <utility>
 
 #include "client/admin_types.h"
+#include "client/route.h"
 #include "client/transport.h"
+#include "protocol/headers/namesrv_headers.h"
 #include "protocol/remoting_command.h"
 
 namespace rocketstore::console {
@@ -14,6 +16,7 @@ namespace {
 
 constexpr int32_t kGetBrokerClusterInfo = 106;
 constexpr int32_t kGetBrokerRuntimeInfo = 28;
+constexpr int32_t kGetBrokerConfig = 26;
 
 std::string BodyText(const protocol::RemotingCommand& r) {
   std::vector<uint8_t> b = r.body.Flatten();
@@ -92,6 +95,7 @@ void ClusterProbe::RunOnce(int64_t now_ms) {
         p.address = addr;
         p.state = BrokerProbe::State::kAsking;
         p.asked_ms = now_ms;
+        p.pending = id == 0 ? 3 : 2;  // 28, 26 and a master's own topic's route
         view_.brokers.push_back(std::move(p));
       }
     }
@@ -100,48 +104,115 @@ void ClusterProbe::RunOnce(int64_t now_ms) {
              std::tie(b.cluster, b.broker_name, b.broker_id);
     });
     asked = view_.brokers;
-    outstanding_ = asked.size();
+    outstanding_ = 0;
+    for (const BrokerProbe& b : asked) outstanding_ += static_cast<size_t>(b.pending);
+    if (!options_.local_broker_name.empty()) ++outstanding_;
   }
-  // 2. Each broker's runtime info, asynchronously: answers land through Answer().
-  for (const BrokerProbe& b : asked) {
-    const std::string addr = b.address;
+  // 2. Each broker's runtime info and config, asynchronously: answers land through Answer().
+  auto ask_broker = [&](const std::string& addr, int32_t code, Part part) {
     Status sent = transport_->InvokeAsync(
-        addr, protocol::MakeRequest(kGetBrokerRuntimeInfo),
-        [this, addr, round](Result<protocol::RemotingCommand> r) {
-          if (!r.ok()) return Answer(addr, round, false, r.status().message(), {});
-          if (r->code != 0) return Answer(addr, round, false, ErrorAnswer(*r), {});
+        addr, protocol::MakeRequest(code),
+        [this, addr, round, part](Result<protocol::RemotingCommand> r) {
+          using Table = std::map<std::string, std::string>;
+          if (!r.ok()) return Answer(addr, round, part, r.status());
+          if (r->code != 0) return Answer(addr, round, part, Unavailable(ErrorAnswer(*r)));
+          if (part == Part::kConfig) {
+            return Answer(addr, round, part, Table(client::ParseJavaProperties(BodyText(*r))));
+          }
           auto table = client::KvTable::Decode(BodyText(*r));
           if (!table.ok()) {
-            return Answer(addr, round, false,
-                          "unreadable GET_BROKER_RUNTIME_INFO answer: " + table.status().message(),
-                          {});
+            return Answer(addr, round, part,
+                          Unavailable("unreadable GET_BROKER_RUNTIME_INFO answer: " +
+                                      table.status().message()));
           }
-          Answer(addr, round, true, "", std::move(table->table));
+          Answer(addr, round, part, std::move(table->table));
         },
         options_.timeout_ms);
-    if (!sent.ok()) Answer(addr, round, false, sent.message(), {});
+    if (!sent.ok()) Answer(addr, round, part, sent);
+  };
+  // The route of a broker's own topic from the name server that answered 106: whether
+  // its writes were wiped (205).
+  auto ask_route = [&](const std::string& name) {
+    protocol::RemotingCommand req =
+        protocol::MakeRequest(protocol::RequestCode::kGetRouteinfoByTopic);
+    protocol::GetRouteInfoRequestHeader h;
+    h.topic = name;
+    h.EncodeTo(req);
+    Status sent = transport_->InvokeAsync(
+        answered_by, std::move(req),
+        [this, name, round](Result<protocol::RemotingCommand> r) {
+          int perm = -1;
+          if (r.ok() && r->code == 0) {
+            if (auto route = client::TopicRoute::Decode(BodyText(*r)); route.ok()) {
+              perm = client::OwnTopicRoutePerm(*route, name);
+            }
+          }
+          RouteAnswer(name, round, perm);
+        },
+        options_.timeout_ms);
+    if (!sent.ok()) RouteAnswer(name, round, -1);
+  };
+  for (const BrokerProbe& b : asked) {
+    ask_broker(b.address, kGetBrokerRuntimeInfo, Part::kRuntime);
+    ask_broker(b.address, kGetBrokerConfig, Part::kConfig);
+    if (b.broker_id == 0) ask_route(b.broker_name);
   }
+  if (!options_.local_broker_name.empty()) ask_route(options_.local_broker_name);
 }
 
-void ClusterProbe::Answer(const std::string& address, int64_t round, bool ok, std::string error,
-                          std::map<std::string, std::string> runtime) {
+void ClusterProbe::Answer(const std::string& address, int64_t round, Part part,
+                          Result<std::map<std::string, std::string>> answer) {
   std::lock_guard<std::mutex> l(mu_);
   if (round != round_) return;
   if (outstanding_ > 0) --outstanding_;
   for (BrokerProbe& b : view_.brokers) {
     if (b.address != address || b.state != BrokerProbe::State::kAsking) continue;
-    if (ok) {
-      b.state = BrokerProbe::State::kAnswered;
-      b.error.clear();
-      b.answered_ms = b.asked_ms;
-      b.runtime = std::move(runtime);
+    if (part == Part::kRuntime) {
+      if (answer.ok()) {
+        b.error.clear();
+        b.runtime = std::move(answer).value();
+      } else {
+        b.error = answer.status().message();
+        b.runtime.clear();
+      }
+    } else if (answer.ok()) {
+      b.config = std::move(answer).value();
+      b.config_error.clear();
     } else {
-      b.state = BrokerProbe::State::kUnreachable;
-      b.error = std::move(error);
-      b.runtime.clear();
+      b.config.clear();
+      b.config_error = answer.status().message();
     }
+    PartDone(b);
     return;
   }
+}
+
+void ClusterProbe::RouteAnswer(const std::string& broker_name, int64_t round, int perm) {
+  std::lock_guard<std::mutex> l(mu_);
+  if (round != round_) return;
+  if (outstanding_ > 0) --outstanding_;
+  if (broker_name == options_.local_broker_name) view_.local_route_perm = perm;
+  for (BrokerProbe& b : view_.brokers) {
+    if (b.broker_name != broker_name || b.broker_id != 0 ||
+        b.state != BrokerProbe::State::kAsking) {
+      continue;
+    }
+    b.route_perm = perm;
+    PartDone(b);
+  }
+}
+
+void ClusterProbe::PartDone(BrokerProbe& b) {
+  if (--b.pending > 0) return;
+  const bool answered = b.error.empty();
+  b.state = answered ? BrokerProbe::State::kAnswered : BrokerProbe::State::kUnreachable;
+  if (answered) b.answered_ms = b.asked_ms;
+  using Table = std::map<std::string, std::string>;
+  const Result<Table> runtime = answered ? Result<Table>(b.runtime) : Unavailable(b.error);
+  const Result<Table> config =
+      b.config_error.empty() ? Result<Table>(b.config) : Result<Table>(Unavailable(b.config_error));
+  const int route_perm = client::OwnTopicRouteApplies(b.broker_id, b.config) ? b.route_perm : -1;
+  b.health = client::AssessBrokerHealth(b.broker_id, runtime, config, route_perm);
 }
 
 ClusterView ClusterProbe::Snapshot() const {

@@ -4,12 +4,24 @@
 
 namespace rocketstore::console {
 
+namespace {
+
+ClusterProbe::Options ProbeOptions(broker::Broker& broker) {
+  ClusterProbe::Options o;
+  o.namesrv_addrs = broker.options().namesrv_addrs;
+  o.local_address = broker.address();
+  o.local_broker_name = broker.options().broker_name;
+  return o;
+}
+
+}  // namespace
+
 Console::Console(broker::Broker& broker, Clock& clock, ConsoleOptions options)
     : clock_(clock),
       sampler_(ConsoleReadings(broker)),
       runner_("console-rates", std::chrono::seconds(1),
               [this] { sampler_.RunOnce(clock_.NowMillis()); }),
-      probe_(ClusterProbe::Options{broker.options().namesrv_addrs, broker.address()}),
+      probe_(ProbeOptions(broker)),
       probe_runner_("console-cluster", std::chrono::seconds(5),
                     [this] { probe_.RunOnce(clock_.NowMillis()); }),
       api_(broker, sampler_, clock, std::move(options), &probe_),

@@ -95,7 +95,7 @@ TEST_F(ConsoleClusterTest, ListsEveryBrokerOfTheNameServerWithItsRuntimeInfo) {
   ASSERT_NE(silent.port(), 0);
   RegisterFake("broker-silent", "127.0.0.1:" + std::to_string(silent.port()));
 
-  ClusterProbe probe({{NamesrvAddr()}, broker_->address(), 500});
+  ClusterProbe probe({{NamesrvAddr()}, broker_->address(), 500, broker_->options().broker_name});
   api_ = std::make_unique<ConsoleApi>(*broker_, *sampler_, Clock::Real(), ConsoleOptions{}, &probe);
   // Before the first round: the local broker only, and the page says it is asking.
   auto before = Json(Call("GET", "/api/cluster"));
@@ -113,7 +113,8 @@ TEST_F(ConsoleClusterTest, ListsEveryBrokerOfTheNameServerWithItsRuntimeInfo) {
   EXPECT_TRUE(local["local"].GetBool());
   EXPECT_EQ(local["address"].GetString(), broker_->address());
   EXPECT_EQ(local["version"].GetString(), std::string("V4_9_8"));  // 28's brokerVersionDesc
-  EXPECT_EQ(local["health"]["state"].GetString(), std::string("writable"));
+  EXPECT_EQ(local["health"]["state"].GetString(), std::string("ok")) << r.body;
+  EXPECT_TRUE(local["health"]["writable"].GetBool());
 
   const rapidjson::Value* b = Broker(d, "broker-b");
   ASSERT_NE(b, nullptr) << r.body;
@@ -121,7 +122,9 @@ TEST_F(ConsoleClusterTest, ListsEveryBrokerOfTheNameServerWithItsRuntimeInfo) {
   EXPECT_EQ((*b)["address"].GetString(), second.address());
   EXPECT_EQ((*b)["state"].GetString(), std::string("answered")) << r.body;
   EXPECT_EQ((*b)["version"].GetString(), std::string("V4_9_8"));
-  EXPECT_EQ((*b)["health"]["state"].GetString(), std::string("reachable"));
+  EXPECT_EQ((*b)["health"]["state"].GetString(), std::string("ok")) << r.body;
+  EXPECT_TRUE((*b)["health"]["writable"].GetBool());
+  EXPECT_EQ((*b)["health"]["reason"].GetString(), std::string());
   EXPECT_EQ((*b)["answeredMs"].GetInt64(), 1000);
   EXPECT_EQ((*b)["commitLog"]["maxOffset"].GetInt64(), second.store().MaxPhysicalOffset().value());
   EXPECT_TRUE((*b)["rates"].HasMember("putTps"));
@@ -131,6 +134,10 @@ TEST_F(ConsoleClusterTest, ListsEveryBrokerOfTheNameServerWithItsRuntimeInfo) {
   ASSERT_NE(g, nullptr) << r.body;
   EXPECT_EQ((*g)["state"].GetString(), std::string("unreachable"));
   EXPECT_EQ((*g)["health"]["state"].GetString(), std::string("unreachable"));
+  EXPECT_FALSE((*g)["health"]["writable"].GetBool());
+  EXPECT_NE(std::string((*g)["health"]["reason"].GetString()).find("GET_BROKER_RUNTIME_INFO (28)"),
+            std::string::npos)
+      << r.body;
   EXPECT_NE(std::string((*g)["error"].GetString()).find(gone), std::string::npos) << r.body;
   EXPECT_EQ((*g)["answeredMs"].GetInt64(), -1);
   EXPECT_FALSE((*g)["commitLog"].HasMember("maxOffset"));  // no numbers for a broker not heard
@@ -150,10 +157,75 @@ TEST_F(ConsoleClusterTest, ListsEveryBrokerOfTheNameServerWithItsRuntimeInfo) {
   EXPECT_EQ(after["discovery"]["roundMs"].GetInt64(), 2000);
 }
 
+// Health is judged for every broker as `rocketstore cluster status` judges it
+// (client::AssessBrokerHealth): a remote broker started with brokerPermission=4 (read
+// only) is not writable and says why; one that is gone is unreachable with the cause; the
+// local broker whose writes the name server wiped (205) is "wiped".
+TEST_F(ConsoleClusterTest, JudgesEveryBrokersHealthAsClusterStatusDoes) {
+  broker::BrokerOptions bo;
+  bo.server.port = 0;
+  bo.namesrv_addrs = {NamesrvAddr()};
+  bo.broker_name = "broker-ro";
+  bo.broker_permission = 4;  // PERM_READ only
+  bo.store.root_dir = dir_.path() + "/store-ro";
+  bo.store.commit_log_segment_size = 4 << 20;
+  bo.store.index_hash_slot_num = 1000;
+  bo.store.index_num = 4000;
+  bo.store.consume_queue_units_per_file = 10000;
+  broker::Broker read_only(bo);
+  ASSERT_TRUE(read_only.Start().ok());
+  ASSERT_TRUE(read_only.RegisterAll().ok());
+  ASSERT_TRUE(broker_->RegisterAll().ok());
+  const std::string gone = "127.0.0.1:" + std::to_string(rocketstore::testing::FreeLoopbackPort());
+  RegisterFake("broker-gone", gone);
+
+  ClusterProbe probe({{NamesrvAddr()}, broker_->address(), 2000, broker_->options().broker_name});
+  api_ = std::make_unique<ConsoleApi>(*broker_, *sampler_, Clock::Real(), ConsoleOptions{}, &probe);
+  probe.RunOnce(1000);
+  WaitForAnswers(probe);
+  HttpReply r = Call("GET", "/api/cluster");
+  ASSERT_EQ(r.status, 200) << r.body;
+  auto d = Json(r);
+  ASSERT_EQ(d["brokers"].Size(), 3u) << r.body;
+  EXPECT_EQ(d["brokers"][0]["health"]["state"].GetString(), std::string("ok")) << r.body;
+
+  const rapidjson::Value* ro = Broker(d, "broker-ro");
+  ASSERT_NE(ro, nullptr) << r.body;
+  EXPECT_EQ((*ro)["state"].GetString(), std::string("answered")) << r.body;
+  const auto& rh = (*ro)["health"];
+  EXPECT_EQ(rh["state"].GetString(), std::string("read only")) << r.body;
+  EXPECT_FALSE(rh["writable"].GetBool());
+  EXPECT_NE(std::string(rh["reason"].GetString()).find("brokerPermission 4 has no write bit"),
+            std::string::npos)
+      << r.body;
+
+  const rapidjson::Value* g = Broker(d, "broker-gone");
+  ASSERT_NE(g, nullptr) << r.body;
+  const auto& gh = (*g)["health"];
+  EXPECT_EQ(gh["state"].GetString(), std::string("unreachable"));
+  EXPECT_FALSE(gh["writable"].GetBool());
+  EXPECT_NE(std::string(gh["reason"].GetString()).find(gone), std::string::npos) << r.body;
+
+  // WIPE_WRITE_PERM_OF_BROKER (205) of the local broker on the name server: the next round
+  // reads its own topic's route without the write bit.
+  EXPECT_GT(ns_->routes().WipeWritePerm(broker_->options().broker_name), 0);
+  probe.RunOnce(2000);
+  WaitForAnswers(probe);
+  r = Call("GET", "/api/cluster");
+  d = Json(r);
+  const auto& lh = d["brokers"][0]["health"];
+  EXPECT_EQ(lh["state"].GetString(), std::string("wiped")) << r.body;
+  EXPECT_FALSE(lh["writable"].GetBool());
+  EXPECT_NE(std::string(lh["reason"].GetString()).find("WIPE_WRITE_PERM_OF_BROKER"),
+            std::string::npos)
+      << r.body;
+  ASSERT_TRUE(read_only.Stop().ok());
+}
+
 TEST_F(ConsoleClusterTest, AnUnreachableNameServerIsShownNotAFailedPage) {
   const std::string nowhere =
       "127.0.0.1:" + std::to_string(rocketstore::testing::FreeLoopbackPort());
-  ClusterProbe probe({{nowhere}, broker_->address(), 500});
+  ClusterProbe probe({{nowhere}, broker_->address(), 500, broker_->options().broker_name});
   api_ = std::make_unique<ConsoleApi>(*broker_, *sampler_, Clock::Real(), ConsoleOptions{}, &probe);
   probe.RunOnce(7);
   HttpReply r = Call("GET", "/api/cluster");
@@ -192,7 +264,7 @@ TEST(ConsoleStoreHealthTest, UnwritableStoreShowsTheReason) {
   };
   {
     auto d = cluster();
-    EXPECT_EQ(d["brokers"][0]["health"]["state"].GetString(), std::string("writable"));
+    EXPECT_EQ(d["brokers"][0]["health"]["state"].GetString(), std::string("ok"));
     EXPECT_EQ(d["brokers"][0]["disk"]["totalBytes"].GetUint64(),
               FaultInjectionFileSystem::kDefaultCapacityBytes);
   }
@@ -203,7 +275,7 @@ TEST(ConsoleStoreHealthTest, UnwritableStoreShowsTheReason) {
   ASSERT_FALSE(b.store().health().Writable());
   auto d = cluster();
   const auto& health = d["brokers"][0]["health"];
-  EXPECT_EQ(health["state"].GetString(), std::string("not writable"));
+  EXPECT_EQ(health["state"].GetString(), std::string("io error"));  // StoreHealth's cause
   EXPECT_FALSE(health["writable"].GetBool());
   EXPECT_EQ(health["reason"].GetString(), b.store().health().Reason());
   EXPECT_NE(std::string(health["reason"].GetString()).find("Input/output error"), std::string::npos)
