@@ -10,15 +10,16 @@ export function readOnlyNote(what) {
 }
 
 // One row per broker the name server lists: the in-process one (read directly) and the
-// others (their GET_BROKER_RUNTIME_INFO, asked in the background; unreachable ones say why).
+// others (their GET_BROKER_RUNTIME_INFO and GET_BROKER_CONFIG, asked in the background).
+// Health is judged alike for all (as `rocketstore cluster status`); not writable says why.
 function brokerRow(x) {
   const disk = x.disk.usedRatio !== undefined ? `${(x.disk.usedRatio * 100).toFixed(1)}%` : (x.disk.error || '-');
-  const healthCls = ['writable', 'reachable'].includes(x.health.state) ? 'ok' : (x.health.state === 'asking' ? 'muted' : 'bad');
+  const healthCls = x.health.writable === true ? 'ok' : (x.health.state === 'asking' ? 'muted' : 'bad');
   return h('tr', { 'data-broker': x.address, 'data-state': x.state },
     h('td', {}, x.brokerName + (x.local ? ' (this process)' : '')), num(x.brokerId), h('td', {}, x.cluster), h('td', {}, x.address),
     h('td', { testid: 'broker-version' }, x.version || '-'),
     h('td', { class: healthCls, testid: 'broker-health', title: x.health.reason || '' },
-      x.health.state + (x.health.reason && x.health.state !== 'reachable' ? `: ${x.health.reason}` : '')),
+      x.health.state + (x.health.reason ? `: ${x.health.reason}` : '')),
     h('td', {}, disk), num(x.rates.putTps !== undefined ? fmt(x.rates.putTps) : '-'), num(x.rates.getTps !== undefined ? fmt(x.rates.getTps) : '-'),
     h('td', {}, x.commitLog.bytes !== undefined ? bytes(x.commitLog.bytes) : '-'),
     h('td', {}, x.local ? 'now' : (x.answeredMs > 0 ? time(x.answeredMs) : 'never')));
@@ -47,7 +48,7 @@ export async function cluster(view) {
     table(['broker', 'id', 'cluster', 'address', 'version', 'health', 'disk used', 'put msg/s', 'consumed msg/s', 'commit log', 'as of'],
       c.brokers.map(brokerRow), 'brokers-table'),
     h('p', { class: 'muted' }, `this process: store ${b.storeDir}, ${b.flushDiskType}, up ${b.runtime || '-'}; name server ${c.namesrv}; ` +
-      `other brokers from GET_BROKER_CLUSTER_INFO (${disc.namesrv || 'asking'}) and their GET_BROKER_RUNTIME_INFO; console ${c.version}`),
+      `other brokers from GET_BROKER_CLUSTER_INFO (${disc.namesrv || 'asking'}) and their GET_BROKER_RUNTIME_INFO / GET_BROKER_CONFIG; console ${c.version}`),
     lineChart([{ name: 'put msg/s', points: b.rates.putSeries }, { name: 'consumed msg/s', points: b.rates.getSeries }],
       { label: 'messages per second (this broker)', width: 640 }),
     h('p', { class: 'muted' }, `put and consumed = messages sent and pulled as the broker counts them (broker stats); updated ${time(c.nowMs)}`));

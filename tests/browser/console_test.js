@@ -154,6 +154,9 @@ async function main() {
   // 1. every screen loads with the data
   await screen('cluster', '[data-testid=version]', 'console-cluster.png');
   check((await page.textContent('[data-testid=health]')) === 'writable', 'health is not "writable"');
+  // The brokers table judges every broker alike (client::AssessBrokerHealth): this one is "ok".
+  const rowHealth = await page.textContent('[data-testid=broker-health]');
+  check(rowHealth === 'ok', `the broker row's health is not "ok": ${rowHealth}`);
   // The guard works: a request elsewhere from the page is caught (then forgotten).
   step = 'network-guard';
   await page.evaluate(() => fetch('http://192.0.2.1/probe').catch(() => null));
