@@ -129,6 +129,7 @@ void ClusterProbe::RunOnce(int64_t now_ms) {
         },
         options_.timeout_ms);
     if (!sent.ok()) Answer(addr, round, part, sent);
+    return sent;
   };
   // The route of a broker's own topic from the name server that answered 106: whether
   // its writes were wiped (205).
@@ -153,8 +154,14 @@ void ClusterProbe::RunOnce(int64_t now_ms) {
     if (!sent.ok()) RouteAnswer(name, round, -1);
   };
   for (const BrokerProbe& b : asked) {
-    ask_broker(b.address, kGetBrokerRuntimeInfo, Part::kRuntime);
-    ask_broker(b.address, kGetBrokerConfig, Part::kConfig);
+    // A broker that cannot be connected to is not connected to twice (a silent host would
+    // hold this thread for a second connect timeout).
+    Status sent = ask_broker(b.address, kGetBrokerRuntimeInfo, Part::kRuntime);
+    if (sent.ok()) {
+      (void)ask_broker(b.address, kGetBrokerConfig, Part::kConfig);
+    } else {
+      Answer(b.address, round, Part::kConfig, sent);
+    }
     if (b.broker_id == 0) ask_route(b.broker_name);
   }
   if (!options_.local_broker_name.empty()) ask_route(options_.local_broker_name);
