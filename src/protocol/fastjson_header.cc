@@ -22,6 +22,7 @@
 #include <string_view>
 
 #include "protocol/internal/header_codec.h"
+#include "protocol/internal/json_bytes.h"
 
 namespace rocketstore::protocol::internal {
 
@@ -83,32 +84,17 @@ class FastjsonHeaderReader {
     return true;
   }
 
-  // 0x80 in each byte of `word` that is '"', '\\', below 0x20 or above 0x7F (see
-  // json_scanner.h, whose rule this is).
-  static uint64_t SpecialBytes(uint64_t word) {
-    constexpr uint64_t kLows = 0x7F7F7F7F7F7F7F7FULL;
-    constexpr uint64_t kOnes = 0x0101010101010101ULL;
-    auto zero_bytes = [](uint64_t v) { return ~(((v & kLows) + kLows) | v | kLows); };
-    const uint64_t control = ~(((word & kLows) + kOnes * 0x60) | word | kLows);
-    return zero_bytes(word ^ (kOnes * '"')) | zero_bytes(word ^ (kOnes * '\\')) | control |
-           (word & ~kLows);
-  }
-
   // From `q`, the first byte that is not plain printable ASCII (or end_).
   const char* SkipPlain(const char* q) const {
     while (end_ - q >= 8) {
       uint64_t word;
       std::memcpy(&word, q, sizeof(word));
-      if (const uint64_t special = SpecialBytes(word); special != 0) {
+      if (const uint64_t special = JsonSpecialBytes(word); special != 0) {
         return q + std::countr_zero(special) / 8;  // little-endian
       }
       q += 8;
     }
-    while (q != end_) {
-      const auto b = static_cast<uint8_t>(*q);
-      if (b < 0x20 || b >= 0x80 || b == '"' || b == '\\') break;
-      ++q;
-    }
+    while (q != end_ && !IsJsonSpecialByte(static_cast<uint8_t>(*q))) ++q;
     return q;
   }
 
@@ -151,48 +137,10 @@ class FastjsonHeaderReader {
   // The escape at `q` (a backslash) of an ASCII character, appended to unescaped_; the
   // bytes it took, or 0.
   int Unescape(const char* q) {
-    if (end_ - q < 2) return 0;
     char c;
-    switch (q[1]) {
-      case '"':
-      case '\\':
-      case '/':
-        c = q[1];
-        break;
-      case 'b':
-        c = '\b';
-        break;
-      case 'f':
-        c = '\f';
-        break;
-      case 'n':
-        c = '\n';
-        break;
-      case 'r':
-        c = '\r';
-        break;
-      case 't':
-        c = '\t';
-        break;
-      case 'u': {
-        if (end_ - q < 6 || q[2] != '0' || q[3] != '0') return 0;
-        const int hi = HexDigit(q[4]), lo = HexDigit(q[5]);
-        if (hi < 0 || hi > 7 || lo < 0) return 0;
-        unescaped_.push_back(static_cast<char>(hi * 16 + lo));
-        return 6;
-      }
-      default:
-        return 0;
-    }
-    unescaped_.push_back(c);
-    return 2;
-  }
-
-  static int HexDigit(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
+    const int consumed = UnescapeAscii(q, end_, &c);
+    if (consumed != 0) unescaped_.push_back(c);
+    return consumed;
   }
 
   // After "extFields":{ — the members and the closing brace. Names are plain strings,

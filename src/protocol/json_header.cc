@@ -35,6 +35,7 @@
 #include <string_view>
 
 #include "protocol/internal/header_codec.h"
+#include "protocol/internal/json_bytes.h"
 #include "protocol/internal/json_scanner.h"
 
 namespace rocketstore::protocol::internal {
@@ -451,18 +452,6 @@ Status DecodeJsonHeader(std::span<const uint8_t> header, const Limits& limits,
 
 namespace {
 
-// 0x80 in each byte of `word` that a JSON string cannot carry as is: '"', '\\', a control
-// byte (< 0x20) or a non-ASCII byte (>= 0x80, copied only after a UTF-8 check); 0 elsewhere.
-// Exact: no carry crosses a byte (every sum is of two bytes below 0x80).
-uint64_t SpecialBytes(uint64_t word) {
-  constexpr uint64_t kLows = 0x7F7F7F7F7F7F7F7FULL;
-  constexpr uint64_t kOnes = 0x0101010101010101ULL;
-  auto zero_bytes = [](uint64_t v) { return ~(((v & kLows) + kLows) | v | kLows); };
-  const uint64_t control = ~(((word & kLows) + kOnes * 0x60) | word | kLows);
-  return zero_bytes(word ^ (kOnes * '"')) | zero_bytes(word ^ (kOnes * '\\')) | control |
-         (word & ~kLows);
-}
-
 // Copies the leading run of `text` that a JSON string carries as is (printable ASCII
 // other than '"' and '\\': most header values are nothing else) to `out`; returns its
 // length. Eight bytes at a time while eight remain: each word is stored before it is
@@ -473,13 +462,13 @@ size_t CopyPlainPrefix(std::string_view text, char* out) {
     uint64_t word;
     std::memcpy(&word, text.data() + i, sizeof(word));
     std::memcpy(out + i, &word, sizeof(word));
-    if (const uint64_t special = SpecialBytes(word); special != 0) {
+    if (const uint64_t special = JsonSpecialBytes(word); special != 0) {
       return i + static_cast<size_t>(std::countr_zero(special)) / 8;  // little-endian
     }
   }
   for (; i < text.size(); ++i) {
     const auto c = static_cast<uint8_t>(text[i]);
-    if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') return i;
+    if (IsJsonSpecialByte(c)) return i;
     out[i] = static_cast<char>(c);
   }
   return i;

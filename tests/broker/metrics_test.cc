@@ -153,11 +153,8 @@ TEST(BrokerMetricsTest, RendersTheCountersWithRocketMq5NamesAndLabels) {
                                  "response_code=\"0\"} 0.1\n"));
 }
 
-// A sticky I/O error: the gauge drops to 0 with the fixed-vocabulary reason, not the
-// error's text (which changes and would make a new series each time).
-TEST(BrokerMetricsTest, AnUnwritableStoreShowsItsReasonAsOneWord) {
-  FakeClock clock;
-  FaultInjectionFileSystem fs(clock);
+// A small in-memory store's options (the tests below open one on a fault-injecting fs).
+StoreOptions SmallStoreOptions() {
   StoreOptions o;
   o.root_dir = "/store";
   o.commit_log_segment_size = 64 * 1024;
@@ -166,6 +163,15 @@ TEST(BrokerMetricsTest, AnUnwritableStoreShowsItsReasonAsOneWord) {
   o.consume_queue_units_per_file = 1024;
   o.reserve_chunk_bytes = 4096;
   o.prefault_window_bytes = 4096;
+  return o;
+}
+
+// A sticky I/O error: the gauge drops to 0 with the fixed-vocabulary reason, not the
+// error's text (which changes and would make a new series each time).
+TEST(BrokerMetricsTest, AnUnwritableStoreShowsItsReasonAsOneWord) {
+  FakeClock clock;
+  FaultInjectionFileSystem fs(clock);
+  StoreOptions o = SmallStoreOptions();
   o.flush_disk_type = FlushDiskType::kSyncFlush;
   o.start_background_services = false;
   auto store = MessageStore::Open(o, fs, clock);
@@ -198,14 +204,7 @@ TEST(BrokerMetricsTest, AnUnwritableStoreShowsItsReasonAsOneWord) {
 TEST(BrokerMetricsTest, LagStopsComputingAtTheCapAndCountsTheRest) {
   FakeClock clock;
   FaultInjectionFileSystem fs(clock);
-  StoreOptions o;
-  o.root_dir = "/store";
-  o.commit_log_segment_size = 64 * 1024;
-  o.index_hash_slot_num = 256;
-  o.index_num = 4096;
-  o.consume_queue_units_per_file = 1024;
-  o.reserve_chunk_bytes = 4096;
-  o.prefault_window_bytes = 4096;
+  StoreOptions o = SmallStoreOptions();
   o.start_background_services = false;
   auto store = MessageStore::Open(o, fs, clock);
   ASSERT_TRUE(store.ok()) << store.status().ToString();
@@ -275,14 +274,7 @@ TEST(BrokerMetricsTest, LagStopsComputingAtTheCapAndCountsTheRest) {
 TEST(BrokerMetricsTest, LagAndQueueingLatencyAreTheAgesAtTheCommittedAndPulledOffsets) {
   FakeClock clock;
   FaultInjectionFileSystem fs(clock);
-  StoreOptions o;
-  o.root_dir = "/store";
-  o.commit_log_segment_size = 64 * 1024;
-  o.index_hash_slot_num = 256;
-  o.index_num = 4096;
-  o.consume_queue_units_per_file = 1024;
-  o.reserve_chunk_bytes = 4096;
-  o.prefault_window_bytes = 4096;
+  StoreOptions o = SmallStoreOptions();
   o.start_background_services = false;
   auto store = MessageStore::Open(o, fs, clock);
   ASSERT_TRUE(store.ok()) << store.status().ToString();

@@ -60,6 +60,27 @@ bool CheckAgreement(std::string_view header, const Limits& limits) {
   return true;
 }
 
+// `s` after 1 to `max_edits` random edits — a byte replaced, inserted or deleted, drawn
+// from `alphabet` (JSON's own, so that many mutants stay close to the readers' shapes).
+std::string Mutate(std::string s, std::string_view alphabet, int max_edits, std::mt19937& rng) {
+  const int edits = 1 + static_cast<int>(rng() % static_cast<unsigned>(max_edits));
+  for (int e = 0; e < edits && !s.empty(); ++e) {
+    const size_t pos = rng() % s.size();
+    const char c = alphabet[rng() % alphabet.size()];
+    switch (rng() % 3) {
+      case 0:
+        s[pos] = c;
+        break;
+      case 1:
+        s.insert(s.begin() + static_cast<std::ptrdiff_t>(pos), c);
+        break;
+      default:
+        s.erase(pos, 1);
+    }
+  }
+  return s;
+}
+
 // A SEND_MESSAGE_V2 header as the Java client (fastjson) writes it.
 const std::string kJavaSendV2 =
     R"({"code":310,"extFields":{"a":"please_rename_unique_group_name","b":"TopicTest",)"
@@ -267,22 +288,7 @@ TEST(JsonHeaderFastjsonStageTest, AgreesWithRapidJsonOnMutantsOfJavasHeader) {
   const Limits limits;
   int answered = 0, total = 0;
   for (int i = 0; i < 20000; ++i) {
-    std::string s = kJavaSendV2;
-    const int edits = 1 + static_cast<int>(rng() % 2);
-    for (int e = 0; e < edits && !s.empty(); ++e) {
-      const size_t pos = rng() % s.size();
-      const char c = alphabet[rng() % alphabet.size()];
-      switch (rng() % 3) {
-        case 0:
-          s[pos] = c;
-          break;
-        case 1:
-          s.insert(s.begin() + static_cast<std::ptrdiff_t>(pos), c);
-          break;
-        default:
-          s.erase(pos, 1);
-      }
-    }
+    const std::string s = Mutate(kJavaSendV2, alphabet, 2, rng);
     ++total;
     RemotingCommand staged;
     staged.remark = "before";
@@ -337,22 +343,7 @@ TEST(JsonHeaderFastPathTest, AgreesWithRapidJsonOnMutants) {
   const Limits limits = SmallLimits();
   int answered = 0, total = 0;
   for (int i = 0; i < 30000; ++i) {
-    std::string s = seeds[static_cast<size_t>(i) % 2];
-    const int edits = 1 + static_cast<int>(rng() % 3);
-    for (int e = 0; e < edits && !s.empty(); ++e) {
-      const size_t pos = rng() % s.size();
-      const char c = alphabet[rng() % alphabet.size()];
-      switch (rng() % 3) {
-        case 0:
-          s[pos] = c;
-          break;
-        case 1:
-          s.insert(s.begin() + static_cast<std::ptrdiff_t>(pos), c);
-          break;
-        default:
-          s.erase(pos, 1);
-      }
-    }
+    const std::string s = Mutate(seeds[static_cast<size_t>(i) % 2], alphabet, 3, rng);
     ++total;
     answered += CheckAgreement(s, limits) ? 1 : 0;
     if (::testing::Test::HasFailure()) break;

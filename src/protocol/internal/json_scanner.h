@@ -31,6 +31,8 @@
 #include <string>
 #include <string_view>
 
+#include "protocol/internal/json_bytes.h"
+
 namespace rocketstore::protocol::internal {
 
 template <typename Handler>
@@ -167,7 +169,7 @@ class JsonSubsetScanner {
       while (end_ - q >= 8) {
         uint64_t word;
         std::memcpy(&word, q, sizeof(word));
-        const uint64_t special = SpecialBytes(word);
+        const uint64_t special = JsonSpecialBytes(word);
         if (special != 0) {
           q += static_cast<unsigned>(std::countr_zero(special)) / 8;  // little-endian
           break;
@@ -204,62 +206,13 @@ class JsonSubsetScanner {
     }
   }
 
-  // 0x80 in each byte of `word` that is '"', '\\', below 0x20 or above 0x7F; 0 elsewhere.
-  // Exact: no carry crosses a byte, because every sum is of two bytes below 0x80.
-  static uint64_t SpecialBytes(uint64_t word) {
-    constexpr uint64_t kLows = 0x7F7F7F7F7F7F7F7FULL;
-    constexpr uint64_t kOnes = 0x0101010101010101ULL;
-    constexpr uint64_t kHighs = ~kLows;
-    auto zero_bytes = [](uint64_t v) { return ~(((v & kLows) + kLows) | v | kLows); };
-    // (b & 0x7F) + 0x60 reaches 0x80 exactly when (b & 0x7F) >= 0x20.
-    const uint64_t control = ~(((word & kLows) + kOnes * 0x60) | word | kLows);
-    return zero_bytes(word ^ (kOnes * '"')) | zero_bytes(word ^ (kOnes * '\\')) | control |
-           (word & kHighs);
-  }
-
   // Decodes the escape at `q` (a backslash) onto unescaped_; returns the bytes it took, or
   // 0 when it is not an escape of an ASCII character.
   int Unescape(const char* q) {
-    if (end_ - q < 2) return 0;
-    switch (q[1]) {
-      case '"':
-      case '\\':
-      case '/':
-        unescaped_.push_back(q[1]);
-        return 2;
-      case 'b':
-        unescaped_.push_back('\b');
-        return 2;
-      case 'f':
-        unescaped_.push_back('\f');
-        return 2;
-      case 'n':
-        unescaped_.push_back('\n');
-        return 2;
-      case 'r':
-        unescaped_.push_back('\r');
-        return 2;
-      case 't':
-        unescaped_.push_back('\t');
-        return 2;
-      case 'u': {
-        // \u00XX below 0x80 only: others need UTF-8 encoding and surrogate rules.
-        if (end_ - q < 6 || q[2] != '0' || q[3] != '0') return 0;
-        const int hi = HexDigit(q[4]), lo = HexDigit(q[5]);
-        if (hi < 0 || hi > 7 || lo < 0) return 0;
-        unescaped_.push_back(static_cast<char>(hi * 16 + lo));
-        return 6;
-      }
-      default:
-        return 0;
-    }
-  }
-
-  static int HexDigit(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
+    char c;
+    const int consumed = UnescapeAscii(q, end_, &c);
+    if (consumed != 0) unescaped_.push_back(c);
+    return consumed;
   }
 
   bool Literal(std::string_view word) {

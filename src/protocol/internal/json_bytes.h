@@ -1,0 +1,77 @@
+// File: protocol/internal/json_bytes.h
+//
+// The byte-level rules the JSON header's hand-written readers and writer share
+// (fastjson_header.cc, internal/json_scanner.h, json_header.cc), so there is one
+// definition of what a JSON string may carry as is and of the ASCII escapes they read.
+//
+// Thread-safety: pure functions.
+#pragma once
+
+#include <cstdint>
+
+namespace rocketstore::protocol::internal {
+
+// 0x80 in each byte of `word` that a JSON string cannot carry as is — '"', '\\', a control
+// byte (< 0x20) or a non-ASCII byte (>= 0x80) — and 0 elsewhere. Exact: no carry crosses
+// a byte, because every sum is of two bytes below 0x80.
+inline uint64_t JsonSpecialBytes(uint64_t word) {
+  constexpr uint64_t kLows = 0x7F7F7F7F7F7F7F7FULL;
+  constexpr uint64_t kOnes = 0x0101010101010101ULL;
+  auto zero_bytes = [](uint64_t v) { return ~(((v & kLows) + kLows) | v | kLows); };
+  // (b & 0x7F) + 0x60 reaches 0x80 exactly when (b & 0x7F) >= 0x20.
+  const uint64_t control = ~(((word & kLows) + kOnes * 0x60) | word | kLows);
+  return zero_bytes(word ^ (kOnes * '"')) | zero_bytes(word ^ (kOnes * '\\')) | control |
+         (word & ~kLows);
+}
+
+// Whether byte `b` is one JsonSpecialBytes marks.
+inline bool IsJsonSpecialByte(uint8_t b) { return b < 0x20 || b >= 0x80 || b == '"' || b == '\\'; }
+
+inline int HexDigit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// The escape at `q` (a backslash; `end` bounds the text) when it stands for an ASCII
+// character: stores that character in `*out` and returns the bytes the escape took (2 or
+// 6); 0 for any other escape (\u of a non-ASCII character, a surrogate, a bad escape),
+// which these readers leave to RapidJSON.
+inline int UnescapeAscii(const char* q, const char* end, char* out) {
+  if (end - q < 2) return 0;
+  switch (q[1]) {
+    case '"':
+    case '\\':
+    case '/':
+      *out = q[1];
+      return 2;
+    case 'b':
+      *out = '\b';
+      return 2;
+    case 'f':
+      *out = '\f';
+      return 2;
+    case 'n':
+      *out = '\n';
+      return 2;
+    case 'r':
+      *out = '\r';
+      return 2;
+    case 't':
+      *out = '\t';
+      return 2;
+    case 'u': {
+      // \u00XX below 0x80 only: others need UTF-8 encoding and surrogate rules.
+      if (end - q < 6 || q[2] != '0' || q[3] != '0') return 0;
+      const int hi = HexDigit(q[4]), lo = HexDigit(q[5]);
+      if (hi < 0 || hi > 7 || lo < 0) return 0;
+      *out = static_cast<char>(hi * 16 + lo);
+      return 6;
+    }
+    default:
+      return 0;
+  }
+}
+
+}  // namespace rocketstore::protocol::internal
