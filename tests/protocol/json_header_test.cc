@@ -285,9 +285,15 @@ TEST(JsonHeaderFastjsonStageTest, ReadsFastjsonsTextOnlyAndLeavesOthersUntouched
 TEST(JsonHeaderFastjsonStageTest, AgreesWithRapidJsonOnMutantsOfJavasHeader) {
   const std::string alphabet = "{}:,\"\\ 0123456789-.eEtrufalsnabu\x01\x80";
   std::mt19937 rng(20261206);
-  const Limits limits;
+  // Limits the Java header just meets (13 fields, a 31-byte longest value, one-letter
+  // names), so that mutants cross them and the limits are compared too.
+  Limits tight;
+  tight.max_ext_fields = 13;
+  tight.max_value_length = 31;
+  tight.max_key_length = 1;
   int answered = 0, total = 0;
   for (int i = 0; i < 20000; ++i) {
+    const Limits limits = i % 2 == 0 ? Limits() : tight;
     const std::string s = Mutate(kJavaSendV2, alphabet, 2, rng);
     ++total;
     RemotingCommand staged;

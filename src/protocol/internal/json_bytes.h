@@ -7,9 +7,16 @@
 // Thread-safety: pure functions.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 
 namespace rocketstore::protocol::internal {
+
+// The word-at-a-time scans that use JsonSpecialBytes find the first special byte with
+// countr_zero / 8: the lowest-addressed byte is the least significant only on a
+// little-endian machine.
+static_assert(std::endian::native == std::endian::little,
+              "the JSON header's word-at-a-time scans assume a little-endian machine");
 
 // 0x80 in each byte of `word` that a JSON string cannot carry as is — '"', '\\', a control
 // byte (< 0x20) or a non-ASCII byte (>= 0x80) — and 0 elsewhere. Exact: no carry crosses
