@@ -389,7 +389,7 @@ TEST(PropertyIndexTest, ManyEntriesAndDuplicatesPastTheInlineRoom) {
   EXPECT_EQ(idx.Find("n0"), "v1");
   EXPECT_EQ(idx.Find("n999"), "v1");
   EXPECT_EQ(ParseProperties(props).size(), idx.size());
-  idx.Parse("a\x01" "b");  // re-parse replaces, back to inline storage
+  idx.Parse("a\001b");  // re-parse replaces, back to inline storage (octal: 3 digits at most)
   EXPECT_EQ(idx.size(), 1u);
   EXPECT_EQ(idx.Find("a"), "b");
   EXPECT_FALSE(idx.Find("n0"));
