@@ -21,6 +21,7 @@
 #include "client/pull_consumer.h"
 #include "client/route.h"
 #include "client/transport.h"
+#include "client_fixture.h"
 #include "namesrv/name_server.h"
 #include "testing/status_matchers.h"
 #include "testing/temp_dir.h"
@@ -84,13 +85,7 @@ class TwoBrokerTest : public ::testing::Test {
     return o;
   }
   PullConsumerOptions CO(const std::string& group) {
-    PullConsumerOptions o;
-    o.group = group;
-    o.namesrv_addrs = {namesrv_addr()};
-    o.consume_from = ConsumeFrom::kFirst;
-    o.long_poll_ms = 1000;
-    o.start_runner = false;
-    return o;
+    return testing::ManualPullOptions(group, namesrv_addr());
   }
   // Polls until n messages arrived or `seconds` passed.
   static std::vector<MessageExt> PollN(PullConsumer& c, size_t n, int seconds = 15) {

@@ -12,6 +12,7 @@
 
 #include "broker/broker.h"
 #include "client/broker_calls.h"
+#include "client/pull_consumer.h"
 #include "client/route.h"
 #include "client/transport.h"
 #include "namesrv/name_server.h"
@@ -19,6 +20,18 @@
 #include "testing/temp_dir.h"
 
 namespace rocketstore::client::testing {
+
+// A pull consumer of `group` through the name server at `namesrv`, from the first offset,
+// polled by the test (no runner), long-polling 1 s.
+inline PullConsumerOptions ManualPullOptions(const std::string& group, const std::string& namesrv) {
+  PullConsumerOptions o;
+  o.group = group;
+  o.namesrv_addrs = {namesrv};
+  o.consume_from = ConsumeFrom::kFirst;
+  o.long_poll_ms = 1000;
+  o.start_runner = false;
+  return o;
+}
 
 class ClusterFixture : public ::testing::Test {
  protected:

@@ -31,13 +31,7 @@ class ProducerConsumerTest : public ClusterFixture {
     return o;
   }
   PullConsumerOptions CO(const std::string& group) {
-    PullConsumerOptions o;
-    o.group = group;
-    o.namesrv_addrs = {namesrv_addr()};
-    o.consume_from = ConsumeFrom::kFirst;
-    o.long_poll_ms = 1000;
-    o.start_runner = false;
-    return o;
+    return testing::ManualPullOptions(group, namesrv_addr());
   }
   // The assigned queues of `topic` (the assignment also holds %RETRY%<group>).
   static std::vector<MessageQueue> Of(const PullConsumer& c, const std::string& topic) {

@@ -264,14 +264,7 @@ TEST_F(ConsoleFixture, ResetOffsetOfAnOfflineGroupPreviewsThenCommits) {
 // (220) to the live C++ PullConsumer, and the consumer resumes from the new offsets.
 TEST_F(ConsoleFixture, ResetOffsetMovesALiveConsumer) {
   ASSERT_TRUE(broker_->RegisterAll().ok());
-  client::PullConsumerOptions o;
-  o.group = "LiveGroup";
-  o.namesrv_addrs = {"127.0.0.1:" + std::to_string(ns_->port())};
-  o.consume_from = client::ConsumeFrom::kFirst;
-  o.long_poll_ms = 500;
-  o.start_runner = false;
-  o.auto_commit = false;
-  client::PullConsumer c(o);
+  client::PullConsumer c(ManualConsumerOptions("LiveGroup"));
   ASSERT_TRUE(c.Subscribe("TopicTest").ok());
   ASSERT_TRUE(c.Start().ok());
   ASSERT_EQ(PollN(c, 12).size(), 12u);

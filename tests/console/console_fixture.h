@@ -10,6 +10,7 @@
 
 #include "base/clock.h"
 #include "broker/broker.h"
+#include "client/pull_consumer.h"
 #include "console/console_api.h"
 #include "console/rate_sampler.h"
 #include "namesrv/name_server.h"
@@ -62,6 +63,18 @@ class ConsoleFixture : public ::testing::Test {
     o.read_only = read_only;
     o.version = "test";
     return std::make_unique<ConsoleApi>(*broker_, *sampler_, Clock::Real(), o);
+  }
+  // A pull consumer of `group` from the first offset, driven by the test (no runner, no
+  // auto-commit), long-polling 500 ms.
+  client::PullConsumerOptions ManualConsumerOptions(const std::string& group) const {
+    client::PullConsumerOptions o;
+    o.group = group;
+    o.namesrv_addrs = {"127.0.0.1:" + std::to_string(ns_->port())};
+    o.consume_from = client::ConsumeFrom::kFirst;
+    o.long_poll_ms = 500;
+    o.start_runner = false;
+    o.auto_commit = false;
+    return o;
   }
   static rapidjson::Document Json(const HttpReply& r) {
     rapidjson::Document d;

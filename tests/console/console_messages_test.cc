@@ -98,14 +98,7 @@ TEST_F(ConsoleFixture, BodyThatIsNotUtf8ShowsReplacementCharacters) {
 
 TEST_F(ConsoleFixture, ResendDlqPutsTheMessageBackInItsTopic) {
   ASSERT_TRUE(broker_->RegisterAll().ok());
-  client::PullConsumerOptions o;
-  o.group = "DlqGroup";
-  o.namesrv_addrs = {"127.0.0.1:" + std::to_string(ns_->port())};
-  o.consume_from = client::ConsumeFrom::kFirst;
-  o.long_poll_ms = 500;
-  o.start_runner = false;
-  o.auto_commit = false;
-  client::PullConsumer c(o);
+  client::PullConsumer c(ManualConsumerOptions("DlqGroup"));
   ASSERT_TRUE(c.Subscribe("TopicTest").ok());
   ASSERT_TRUE(c.Start().ok());
   std::vector<client::MessageExt> got;

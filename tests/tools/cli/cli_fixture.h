@@ -166,29 +166,22 @@ class CliTest : public ::testing::Test {
   // (other tests' topics and groups share the server), everything else as printed.
   static std::string KeepOnly(const std::string& json, const std::string& key,
                               const std::string& prefix) {
-    const std::string open = "\"" + key + "\":[";
-    const size_t b = json.find(open);
-    if (b == std::string::npos) return json;
-    const size_t from = b + open.size();
-    const size_t e = json.find(']', from);
-    if (e == std::string::npos) return json;
-    std::string kept;
-    std::istringstream items(json.substr(from, e - from));
-    for (std::string item; std::getline(items, item, ',');) {
-      if (item.rfind("\"" + prefix, 0) != 0) continue;
-      kept += (kept.empty() ? "" : ",") + item;
-    }
-    return json.substr(0, from) + kept + json.substr(e);
+    return KeepItems(json, "\"" + key + "\":[", ']', prefix);
   }
   // The document with the flat object `key` ({"name":"value",...}) cut down to the names
   // starting with prefix, as KeepOnly does for an array.
   static std::string KeepOnlyMembers(const std::string& json, const std::string& key,
                                      const std::string& prefix) {
-    const std::string open = "\"" + key + "\":{";
+    return KeepItems(json, "\"" + key + "\":{", '}', prefix);
+  }
+  // The comma-separated items between `open` and the next `close` that start with
+  // "<prefix; the rest of the document as is.
+  static std::string KeepItems(const std::string& json, const std::string& open, char close,
+                               const std::string& prefix) {
     const size_t b = json.find(open);
     if (b == std::string::npos) return json;
     const size_t from = b + open.size();
-    const size_t e = json.find('}', from);
+    const size_t e = json.find(close, from);
     if (e == std::string::npos) return json;
     std::string kept;
     std::istringstream items(json.substr(from, e - from));
