@@ -37,6 +37,13 @@ inline const char* FlagValue(int argc, char** argv, int& i) {
   return argv[++i];
 }
 
+// The median of `v` (the mean of the two middle values for an even count); 0 when empty.
+inline double Median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
 inline int64_t NowNanos() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
              std::chrono::steady_clock::now().time_since_epoch())

@@ -285,12 +285,6 @@ Row RunPipelined(const std::string& addr, int n, int depth, int io_threads, doub
 // round's rows, never while a row is measured: the rows measure counting, and the scrape's
 // own cost (on the scrape thread) is printed apart. Nothing else scrapes the endpoint.
 // Prints each round's rates and the on/off ratio, then the medians.
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
-
 int RunMetricsAb(int rounds, double seconds, int io_threads, int broker_threads,
                  const std::string& ns_addr, const std::string& dir) {
   auto make = [&](bool on) {

@@ -74,11 +74,6 @@ double Run(const Case& c, int threads, int64_t calls) {
   return static_cast<double>(total) / threads / static_cast<double>(calls);
 }
 
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {

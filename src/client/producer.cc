@@ -196,15 +196,16 @@ std::string NotWritable(const std::string& topic, const TopicRoute& r) {
 
 Result<Producer::Publish> Producer::PublishFor(const std::string& topic) {
   auto route = routes_->Get(topic);
-  if (route.ok() && (*route)->WritableQueues(topic).empty()) {
-    // As Java's tryToFindTopicPublishInfo: a route without a writable queue is asked for
-    // again before the send gives up (the topic may have become writable since).
-    auto fresh = routes_->Refresh(topic);
-    if (fresh.ok()) route = std::move(fresh);
-  }
   if (route.ok()) {
     Publish pub{*route, (*route)->WritableQueues(topic)};
-    if (pub.queues.empty()) return FailedPrecondition(NotWritable(topic, **route));
+    if (pub.queues.empty()) {
+      // As Java's tryToFindTopicPublishInfo: a route without a writable queue is asked for
+      // again before the send gives up (the topic may have become writable since).
+      if (auto fresh = routes_->Refresh(topic); fresh.ok()) {
+        pub = Publish{*fresh, (*fresh)->WritableQueues(topic)};
+      }
+    }
+    if (pub.queues.empty()) return FailedPrecondition(NotWritable(topic, *pub.route));
     HeartbeatNewBrokers(pub);
     return pub;
   }

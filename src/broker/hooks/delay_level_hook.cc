@@ -43,9 +43,8 @@ Verdict DelayLevelHook::BeforePut(const PutContext& context, DraftMessage& messa
   }
   // As 4.9.8's CommitLog: puts into the message's HashMap, then messageProperties2String
   // (so REAL_TOPIC / REAL_QID land in HashMap order, byte-identical to a Java broker's). The
-  // map still holds the producer's WAIT (DraftMessage::wait_in_map).
-  format::PropertiesBuilder props = format::PropertiesBuilder::FromString(message.properties());
-  if (message.wait_in_map) props.Put(format::kPropertyWait, *message.wait_in_map);
+  // map still holds the producer's WAIT (DraftMessage::PropertyMap).
+  format::PropertiesBuilder props = message.PropertyMap();
   if (level > levels_.max_level()) {
     if (!capped) {
       return Verdict::Error(Outcome::kMessageIllegal,

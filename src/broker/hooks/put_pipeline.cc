@@ -25,6 +25,12 @@ DraftMessage& DraftMessage::operator=(const DraftMessage& other) {
   return *this;
 }
 
+format::PropertiesBuilder DraftMessage::PropertyMap() const {
+  format::PropertiesBuilder map = format::PropertiesBuilder::FromString(properties_);
+  if (wait_in_map) map.Put(format::kPropertyWait, *wait_in_map);
+  return map;
+}
+
 format::MessageToStore DraftMessage::ToStore(const format::HostAddress& store_host) const {
   format::MessageToStore m;
   m.topic = topic_;

@@ -87,6 +87,11 @@ class DraftMessage {
   // transaction halves (TransactionalMessageBridge) and 5.x timers. Unset: none.
   std::optional<std::string> wait_in_map;
 
+  // The message's property map as Java's broker holds it when it puts into it and writes
+  // the string again (delay levels, transaction halves, 5.x timers): the properties, with
+  // the producer's WAIT put back (wait_in_map).
+  format::PropertiesBuilder PropertyMap() const;
+
   // The store's view of this draft (valid while the draft is unchanged and alive).
   format::MessageToStore ToStore(const format::HostAddress& store_host) const;
 

@@ -87,8 +87,7 @@ Verdict TimerHook::BeforePut(const PutContext& context, DraftMessage& message) {
     return Verdict::Ok();  // due within one tick: a plain message, delivered at once
   }
   const int64_t out_ms = RoundUp(now + ahead, options_.precision_ms);
-  format::PropertiesBuilder b = format::PropertiesBuilder::FromString(props);
-  if (message.wait_in_map) b.Put(format::kPropertyWait, *message.wait_in_map);  // as 5.x
+  format::PropertiesBuilder b = message.PropertyMap();  // with the producer's WAIT, as 5.x
   b.Put(timer::kPropTimerOutMs, std::to_string(out_ms));
   b.Put(format::kPropertyRealTopic, message.topic());
   b.Put(format::kPropertyRealQueueId, std::to_string(message.queue_id));

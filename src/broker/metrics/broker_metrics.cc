@@ -135,15 +135,26 @@ void WriteConsumerLag(PromTextWriter& w, const MetricsSources& src, int64_t now_
         pulled = std::min(pulled, max);
         g.inflight += pulled - std::min(committed, pulled);
         g.ready += std::max<int64_t>(0, max - pulled);
-        // (clang 14 does not capture a structured binding: `topic` is passed on.)
-        auto earliest = [&src, &q](const std::string& t_name, int64_t offset, int64_t* oldest_ms) {
-          auto t = src.store->GetMessageStoreTime(t_name, q.queue_id, QueueOffset(offset));
+        // The store time at the committed offset (lag latency) and at the pull offset
+        // (RocketMQ 5's queueing latency: the next message to hand out), each read only
+        // when there is a message there, and once when the two offsets are the same.
+        // (clang 14 does not capture a structured binding: `topic` through a reference.)
+        const std::string& topic_name = topic;
+        auto store_time = [&](int64_t offset) {
+          return src.store->GetMessageStoreTime(topic_name, q.queue_id, QueueOffset(offset));
+        };
+        auto keep_oldest = [](const Result<int64_t>& t, int64_t* oldest_ms) {
           if (t.ok() && (*oldest_ms < 0 || *t < *oldest_ms)) *oldest_ms = *t;
         };
-        if (lag > 0) earliest(topic, committed, &g.oldest_unconsumed_ms);
-        // RocketMQ 5's queueing latency: the store time at the pull offset (the next
-        // message to hand out), read only when there is one.
-        if (max > pulled) earliest(topic, pulled, &g.oldest_unpulled_ms);
+        std::optional<Result<int64_t>> at_committed;
+        if (lag > 0) {
+          at_committed = store_time(committed);
+          keep_oldest(*at_committed, &g.oldest_unconsumed_ms);
+        }
+        if (max > pulled) {
+          keep_oldest(pulled == committed && at_committed ? *at_committed : store_time(pulled),
+                      &g.oldest_unpulled_ms);
+        }
       }
     }
   }

@@ -8,8 +8,6 @@
 
 namespace rocketstore::broker {
 
-std::string VersionDesc(int32_t version) { return protocol::VersionDesc(version); }
-
 ResetOffsetResult ClientAdminService::PlanResetOffset(const std::string& topic,
                                                       const std::string& group, int64_t timestamp,
                                                       bool force) const {
@@ -49,7 +47,7 @@ ResetOffsetResult ClientAdminService::PlanResetOffset(const std::string& topic,
     if (m.version < kVersionV3_0_7Snapshot) {
       out.verdict = Verdict::Error(
           Outcome::kSystemError,
-          "the client does not support this feature. version=" + VersionDesc(m.version));
+          "the client does not support this feature. version=" + protocol::VersionDesc(m.version));
       out.offsets.clear();
       out.previous.clear();
       return out;
@@ -99,7 +97,7 @@ void ClientAdminService::ConsumerStatus(const std::string& topic, const std::str
       ConsumerStatusResult r;
       r.verdict = Verdict::Error(
           Outcome::kSystemError,
-          "the client does not support this feature. version=" + VersionDesc(m.version));
+          "the client does not support this feature. version=" + protocol::VersionDesc(m.version));
       return done(std::move(r));
     }
     if (!one || m.client_id == *client_id) {
@@ -148,7 +146,8 @@ void ClientAdminService::CallConsumer(ConsumerCall call, const std::string& grou
   if (member->version < kVersionV3_1_8Snapshot) {
     return done(ForwardResult{
         Verdict::Error(Outcome::kSystemError,
-                       "The Consumer <" + client_id + "> Version <" + VersionDesc(member->version) +
+                       "The Consumer <" + client_id + "> Version <" +
+                           protocol::VersionDesc(member->version) +
                            "> too low to finish, please upgrade it to V3_1_8_SNAPSHOT"),
         {}});
   }

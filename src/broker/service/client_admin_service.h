@@ -51,10 +51,9 @@
 
 namespace rocketstore::broker {
 
-// MQVersion.Version ordinals the checks use, and Java's name of a version ordinal.
+// MQVersion.Version ordinals the checks use (names: protocol::VersionDesc).
 inline constexpr int32_t kVersionV3_0_7Snapshot = 28;
 inline constexpr int32_t kVersionV3_1_8Snapshot = 62;
-std::string VersionDesc(int32_t version);
 
 struct ResetOffsetResult {
   Verdict verdict;

@@ -20,10 +20,6 @@ bool IsTrue(const std::optional<std::string_view>& v) {
 }
 }  // namespace
 
-bool IsHalfMessageProperties(std::string_view properties) {
-  return IsTrue(format::FindProperty(properties, format::kPropertyTransactionPrepared));
-}
-
 Verdict HalfMessageHook::BeforePut(const PutContext& context, DraftMessage& message) {
   if (context.origin != PutOrigin::kClient) return Verdict::Ok();
   const bool half = IsTrue(message.FindProperty(format::kPropertyTransactionPrepared));
@@ -42,9 +38,8 @@ Verdict HalfMessageHook::BeforePut(const PutContext& context, DraftMessage& mess
                           "batch message does not support transaction (TRAN_MSG=true)");
   }
   // parseHalfMessageInner: puts into the message's map (which still holds the producer's
-  // WAIT, DraftMessage::wait_in_map), then messageProperties2String.
-  format::PropertiesBuilder props = format::PropertiesBuilder::FromString(message.properties());
-  if (message.wait_in_map) props.Put(format::kPropertyWait, *message.wait_in_map);
+  // WAIT: DraftMessage::PropertyMap), then messageProperties2String.
+  format::PropertiesBuilder props = message.PropertyMap();
   props.Put(format::kPropertyRealTopic, message.topic());
   props.Put(format::kPropertyRealQueueId, std::to_string(message.queue_id));
   message.SetProperties(props.Build());

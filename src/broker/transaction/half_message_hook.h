@@ -30,7 +30,4 @@ class HalfMessageHook final : public PutHook {
   Verdict BeforePut(const PutContext& context, DraftMessage& message) override;
 };
 
-// True when `properties` mark a half message (TRAN_MSG parses as Java's Boolean "true").
-bool IsHalfMessageProperties(std::string_view properties);
-
 }  // namespace rocketstore::broker
