@@ -81,9 +81,11 @@ class ServiceRunner final : public internal::RunnerThread {
 
   // Runs the next step now instead of at the end of the interval.
   void Wake() {
-    std::lock_guard<std::mutex> l(mu_);
-    woken_ = true;
-    cv_.notify_one();
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      woken_ = true;
+    }
+    cv_.notify_one();  // after unlocking: the woken thread does not block on mu_ at once
   }
 
  private:
@@ -132,9 +134,11 @@ class WakeableRunner final : public internal::RunnerThread {
   void Wake() {
     std::atomic_thread_fence(std::memory_order_seq_cst);
     if (!sleeping_.load(std::memory_order_relaxed)) return;
-    std::lock_guard<std::mutex> l(mu_);
-    woken_ = true;
-    cv_.notify_one();
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      woken_ = true;
+    }
+    cv_.notify_one();  // after unlocking: the woken thread does not block on mu_ at once
   }
 
  private:
