@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 
 #include "store/layout/layout.h"
@@ -332,8 +333,15 @@ void MessageStore::StartServices() {
         },
         [] { return false; });
   }
-  prepare_runner_ = std::make_unique<ServiceRunner>("prepare-segment", std::chrono::milliseconds(1),
-                                                    [this] { RunPrepareStep().IgnoreError(); });
+  // Woken by appends (WakePreparerAfter) rather than polling: an idle broker polling every
+  // 1 ms spent ~2 % of a core here on timer wake-ups alone.
+  prepare_step_shift_ = std::bit_width(static_cast<uint64_t>(std::clamp<int64_t>(
+                            options_.commit_log_segment_size / 4, 4096, 1 << 20))) -
+                        1;
+  prepare_runner_ = std::make_unique<ServiceRunner>(
+      "prepare-segment",
+      std::chrono::milliseconds(std::max<int64_t>(1, options_.prepare_interval_ms)),
+      [this] { RunPrepareStep().IgnoreError(); });
   cq_flush_runner_ = std::make_unique<ServiceRunner>(
       "flush-consumequeue", std::chrono::milliseconds(options_.flush_consume_queue_interval_ms),
       [this] {
@@ -359,7 +367,15 @@ void MessageStore::StartServices() {
   if (flush_watcher_) flush_watcher_->Start();
   retention_runner_->Start();
   prepare_runner_->Start();
+  prepare_runner_->Wake();  // the first window and the next segment, now
   cq_flush_runner_->Start();
+}
+
+void MessageStore::WakePreparerAfter(const PutMessageResult& put) {
+  if (!prepare_runner_) return;
+  const int64_t first = put.first.offset.value() >> prepare_step_shift_;
+  const int64_t last = put.end_offset().value() >> prepare_step_shift_;
+  if (first != last) prepare_runner_->Wake();
 }
 
 void MessageStore::StopServices() {
@@ -441,6 +457,7 @@ PutMessageResult WithFlushOutcome(PutMessageResult result, const Status& s) {
 
 PutMessageResult MessageStore::AwaitDurability(PutMessageResult result, bool wait_for_flush) {
   if (!result.ok()) return result;
+  WakePreparerAfter(result);
   if (options_.flush_disk_type != FlushDiskType::kSyncFlush) {
     if (dispatch_runner_) dispatch_runner_->Wake();
     return result;
@@ -459,6 +476,7 @@ void MessageStore::AwaitDurabilityAsync(PutMessageResult result, bool wait_for_f
     done(AwaitDurability(std::move(result), wait_for_flush));
     return;
   }
+  WakePreparerAfter(result);
   const PhysicalOffset end = result.end_offset();
   group_commit_->WhenDurable(
       end, clock_.NowMillis() + options_.sync_flush_timeout_ms,

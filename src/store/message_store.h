@@ -215,6 +215,9 @@ class MessageStore {
   void StopServices();
   PhysicalOffset DispatchLimit() const;
   bool DispatchOnce();
+  // Wakes the segment preparer when a put crossed a prepare step of the log (see
+  // prepare_step_shift_): it sleeps otherwise, so an idle store wakes no thread every ms.
+  void WakePreparerAfter(const PutMessageResult& put);
   PutMessageResult AwaitDurability(PutMessageResult result, bool wait_for_flush);
   void AwaitDurabilityAsync(PutMessageResult result, bool wait_for_flush, PutCallback done);
   Status WriteCheckpoint();
@@ -244,6 +247,9 @@ class MessageStore {
   std::unique_ptr<WakeableRunner> flush_runner_;  // async flusher or group commit
   std::unique_ptr<ServiceRunner> flush_watcher_;  // SYNC_FLUSH: times out callbacks
   std::unique_ptr<ServiceRunner> prepare_runner_;
+  // log2 of the prepare step: 1 MiB, or a power of two of at most a quarter segment for
+  // small segments, so the preparer is woken several times per segment.
+  int prepare_step_shift_ = 20;
   std::unique_ptr<ServiceRunner> cq_flush_runner_;
   std::unique_ptr<WakeableRunner> dispatch_runner_;
   std::unique_ptr<RetentionService> retention_;

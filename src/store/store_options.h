@@ -65,6 +65,9 @@ struct StoreOptions {
   // Under ASYNC_FLUSH they are reserved and their pages faulted in. Under SYNC_FLUSH they
   // are only reserved: faulted-in pages would be dirty zeros for every fdatasync to write.
   int64_t prefault_window_bytes = -1;
+  // The preparer runs when appends cross a prepare step (1 MiB, less for small segments)
+  // and at least this often (a fallback; it also drops the page cache behind the writer).
+  int64_t prepare_interval_ms = 1000;
   // SYNC_FLUSH only: the preparer writes zeros (and syncs them) a few MiB ahead of the
   // writer, so flushes land on written extents and need no metadata write. Costs a second
   // write of every segment; flushes measured ~1.5x faster here (docs/durability.md).

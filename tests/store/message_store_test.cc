@@ -11,6 +11,7 @@
 
 #include "io/fault_injection_file_system.h"
 #include "io/posix_file_system.h"
+#include "store/layout/layout.h"
 #include "testing/status_matchers.h"
 #include "testing/store_messages.h"
 #include "testing/temp_dir.h"
@@ -220,6 +221,33 @@ TEST(MessageStoreTest, FailedAsyncFlushStopsAcknowledgingWrites) {
   EXPECT_THAT(store->RunFlushStep(), StatusIs(StatusCode::kIOError));  // sticky
   EXPECT_EQ(store->PutMessage(MakeTestMessage(1).View()).status,
             PutMessageStatus::kServiceNotAvailable);
+}
+
+// The segment preparer sleeps until appends cross a prepare step (a quarter of these 64
+// KiB segments); it does not poll. With its fallback interval an hour long, only the wake
+// from the puts can create the next segment before the writer needs it.
+TEST(MessageStoreTest, AppendsWakeThePreparerThatOtherwiseSleeps) {
+  FakeClock clock;
+  FaultInjectionFileSystem fs(clock);
+  StoreOptions o = SmallStore(FlushDiskType::kAsyncFlush);
+  o.start_background_services = true;
+  o.prepare_interval_ms = 3600 * 1000;
+  ASSERT_OK_AND_ASSIGN(auto store, MessageStore::Open(o, fs, clock));
+  const std::string dir = layout::CommitLogDir("/store");
+  auto segment_files = [&] {
+    auto names = fs.ListDir(dir);
+    return names.ok() ? names->size() : 0;
+  };
+  // Past half of the first segment (where the next one is prepared), not into the second.
+  for (int i = 0; store->commit_log().MaxOffset().value() < 40 * 1024; ++i) {
+    ASSERT_TRUE(store->PutMessage(MakeTestMessage(i).View()).ok());
+  }
+  ASSERT_LT(store->commit_log().MaxOffset().value(), o.commit_log_segment_size);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (segment_files() < 2 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_EQ(segment_files(), 2u) << "the next segment was not prepared after the appends";
 }
 
 TEST(MessageStoreTest, SyncFlushGroupCommitSharesFlushesAcrossProducers) {
