@@ -18,7 +18,7 @@ end the median and range of both over the rounds.
 
   bench/peers/ab_serve.py --old /path/to/old/rocketstore [--new build/release/rocketstore]
                           [--peer build/release/bench/rs_peer] [--rounds 3] [--seconds 4]
-                          [--rows async1x256,sync50x1]
+                          [--rows async1x256,sync50x1] [--memory-limit MIB]
 """
 import argparse
 import os
@@ -57,7 +57,10 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--seconds", type=float, default=4)
     ap.add_argument("--rows", default=",".join(ROWS))
+    ap.add_argument("--memory-limit", type=int, metavar="MIB",
+                    help="each server in a memory cgroup of MIB MiB (see run_peers.py)")
     args = ap.parse_args()
+    run_peers.memory_limit_mib = args.memory_limit
     rows = args.rows.split(",")
     for r in rows:
         if r not in ROWS:

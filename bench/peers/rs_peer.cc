@@ -10,17 +10,33 @@
 //       properties a Java producer sends: KEYS, a unique UNIQ_KEY, WAIT, TAGS) until
 //       S seconds have passed (or, with --count N, until N have been sent: the fixed
 //       workload of bench/peers/profile_produce.sh); then waits for the last answers.
+//   rs_peer latency --addr HOST:PORT --seconds S [--size 1024] [--server-pid PID]
+//       one connection, one SEND_MESSAGE_V2 at a time, each send's round trip timed; in
+//       the same run, alternating blocks of 100, the loopback round trip of the same bytes
+//       to two echo threads of this process that answer each request with the broker's
+//       reply bytes, one on the client's CPU (rtt_*) and one on the other (rtt_cross_*).
+//       Every side writes a pre-encoded frame and reads the reply on plain sockets, so the
+//       difference is the broker's. Adds a "LATENCY p50_us=.. p99_us=.. rtt_p50_us=..
+//       rtt_p99_us=.. rtt_cross_p50_us=.. rtt_cross_p99_us=.." line.
 //   rs_peer consume --addr HOST:PORT --seconds S [--server-pid PID]
 //       one connection pulling every queue from offset 0, 32 per PULL_MESSAGE, until all
 //       is read or S seconds pass.
 // Before the window, a warm-up of W (1000) synchronous sends creates the topic (auto-create from
 // TBW102) and its queues. Prints one "RESULT ..." line: messages answered with SUCCESS, seconds,
 // the server's CPU over the window (all threads, and per thread name).
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <pthread.h>
+#include <sched.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <condition_variable>
 #include <cstdio>
+#include <cstring>
 #include <functional>
 #include <mutex>
 #include <string>
@@ -31,6 +47,7 @@
 #include "bench/peers/proc_cpu.h"
 #include "net/async_remoting_client.h"
 #include "net/remoting_client.h"
+#include "protocol/frame_codec.h"
 #include "protocol/headers/consumer_headers.h"
 #include "protocol/headers/send_headers.h"
 #include "protocol/request_code.h"
@@ -241,14 +258,197 @@ int Consume(const Options& o) {
   return pulled > 0 ? 0 : 1;
 }
 
+// ---- latency: blocking sockets, exact byte counts.
+void WriteAll(int fd, const uint8_t* p, size_t n) {
+  while (n > 0) {
+    const ssize_t w = ::write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) Die(std::string("write: ") + std::strerror(errno));
+    p += w;
+    n -= static_cast<size_t>(w);
+  }
+}
+
+void ReadAll(int fd, uint8_t* p, size_t n) {
+  while (n > 0) {
+    const ssize_t r = ::read(fd, p, n);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0)
+      Die(r == 0 ? "read: the peer closed" : std::string("read: ") + std::strerror(errno));
+    p += r;
+    n -= static_cast<size_t>(r);
+  }
+}
+
+int ConnectTcp(const std::string& addr) {
+  const size_t colon = addr.rfind(':');
+  if (colon == std::string::npos) Die("--addr HOST:PORT, got '" + addr + "'");
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_port = htons(static_cast<uint16_t>(std::stoi(addr.substr(colon + 1))));
+  if (::inet_pton(AF_INET, addr.substr(0, colon).c_str(), &sa.sin_addr) != 1) {
+    Die("--addr: an IPv4 address, got '" + addr + "'");
+  }
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0 || ::connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof(sa)) != 0) {
+    Die("connect " + addr + ": " + std::strerror(errno));
+  }
+  const int one = 1;
+  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+  return fd;
+}
+
+// One reply frame: its 4-byte length, then that many bytes. Returns the whole frame.
+std::vector<uint8_t> ReadFrame(int fd) {
+  std::vector<uint8_t> frame(4);
+  ReadAll(fd, frame.data(), 4);
+  const uint32_t len = (uint32_t{frame[0]} << 24) | (uint32_t{frame[1]} << 16) |
+                       (uint32_t{frame[2]} << 8) | uint32_t{frame[3]};
+  if (len > (64u << 20)) Die("reply frame of " + std::to_string(len) + " bytes");
+  frame.resize(4 + len);
+  ReadAll(fd, frame.data() + 4, len);
+  return frame;
+}
+
+void CheckSendReply(const std::vector<uint8_t>& frame) {
+  auto d = protocol::DecodeFrame(frame);
+  if (!d.ok() || !d->complete) Die("latency: an undecodable reply");
+  if (d->command.code != 0) {
+    Die("latency send: code " + std::to_string(d->command.code) + " " +
+        d->command.remark.value_or(""));
+  }
+}
+
+void PinToCpu(int cpu) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  if (::pthread_setaffinity_np(::pthread_self(), sizeof(set), &set) != 0) {
+    Die("cannot pin a thread to CPU " + std::to_string(cpu));
+  }
+}
+
+// A loopback echo on its own thread pinned to `cpu`: reads one request's bytes, writes
+// one reply's bytes, until the client closes. Connected on construction.
+class Echo {
+ public:
+  Echo(size_t request_size, const std::vector<uint8_t>& reply, int cpu) {
+    listener_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in sa{};
+    sa.sin_family = AF_INET;
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t sa_len = sizeof(sa);
+    if (listener_ < 0 || ::bind(listener_, reinterpret_cast<sockaddr*>(&sa), sizeof(sa)) != 0 ||
+        ::listen(listener_, 1) != 0 ||
+        ::getsockname(listener_, reinterpret_cast<sockaddr*>(&sa), &sa_len) != 0) {
+      Die(std::string("echo listener: ") + std::strerror(errno));
+    }
+    thread_ = std::thread([this, request_size, &reply, cpu] {
+      PinToCpu(cpu);
+      const int fd = ::accept(listener_, nullptr, nullptr);
+      if (fd < 0) Die(std::string("echo accept: ") + std::strerror(errno));
+      const int one = 1;
+      ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+      std::vector<uint8_t> in(request_size);
+      while (true) {
+        size_t got = 0;
+        while (got < in.size()) {
+          const ssize_t r = ::read(fd, in.data() + got, in.size() - got);
+          if (r <= 0) {
+            ::close(fd);
+            return;
+          }
+          got += static_cast<size_t>(r);
+        }
+        WriteAll(fd, reply.data(), reply.size());
+      }
+    });
+    client_fd_ = ConnectTcp("127.0.0.1:" + std::to_string(ntohs(sa.sin_port)));
+  }
+  ~Echo() {
+    ::close(client_fd_);  // the echo thread reads end of file and returns
+    thread_.join();
+    ::close(listener_);
+  }
+  int client_fd() const { return client_fd_; }
+
+ private:
+  int listener_ = -1;
+  int client_fd_ = -1;
+  std::thread thread_;
+};
+
+int Latency(const Options& o) {
+  const std::string body(static_cast<size_t>(o.size), 'x');
+  WarmUp(o, body);
+  auto encoded = protocol::EncodeFrame(SendRequest(o, 0, body));
+  if (!encoded.ok()) Die("encode: " + encoded.status().ToString());
+  const std::vector<uint8_t> request = encoded->Flatten();
+  const int broker = ConnectTcp(o.addr);
+  WriteAll(broker, request.data(), request.size());
+  const std::vector<uint8_t> reply = ReadFrame(broker);  // the echo answers with these bytes
+  CheckSendReply(reply);
+
+  // The client runs on CPU 0. Two echoes answer the same bytes: one on the client's CPU,
+  // one on the other (on this VM a wake-up across cores costs ~25 us each way, on the same
+  // core a few). The broker's threads are left where the kernel puts them.
+  const bool two_cpus = std::thread::hardware_concurrency() >= 2;
+  if (two_cpus) PinToCpu(0);
+  Echo near(request.size(), reply, 0);
+  Echo far(request.size(), reply, two_cpus ? 1 : 0);
+
+  bench::Latencies rs, rtt_near, rtt_far;
+  std::vector<uint8_t> echo_in(reply.size());
+  auto echo_round_trip = [&](const Echo& e, bench::Latencies& into) {
+    const int64_t t0 = bench::NowNanos();
+    WriteAll(e.client_fd(), request.data(), request.size());
+    ReadAll(e.client_fd(), echo_in.data(), echo_in.size());
+    into.Add(bench::NowNanos() - t0);
+  };
+  static PeerProcCpu before, after;
+  PeerSampleCpu(o.server_pid, &before);
+  const int64_t start = bench::NowNanos();
+  const int64_t deadline = start + static_cast<int64_t>(o.seconds * 1e9);
+  int64_t sent = 0;
+  for (int block = 0; bench::NowNanos() < deadline; ++block) {
+    for (int i = 0; i < 100; ++i) {
+      if (block % 3 == 0) {
+        const int64_t t0 = bench::NowNanos();
+        WriteAll(broker, request.data(), request.size());
+        const std::vector<uint8_t> r = ReadFrame(broker);
+        rs.Add(bench::NowNanos() - t0);
+        CheckSendReply(r);
+        ++sent;
+      } else if (block % 3 == 1) {
+        echo_round_trip(near, rtt_near);
+      } else {
+        echo_round_trip(far, rtt_far);
+      }
+    }
+  }
+  const double secs = static_cast<double>(bench::NowNanos() - start) / 1e9;
+  PeerSampleCpu(o.server_pid, &after);
+  ::close(broker);
+  PeerPrintResult("latency", static_cast<long long>(sent), secs, &before, &after);
+  auto us = [](bench::Latencies& l, double p) {
+    return static_cast<double>(l.Percentile(p)) / 1e3;
+  };
+  std::printf(
+      "LATENCY p50_us=%.1f p99_us=%.1f rtt_p50_us=%.1f rtt_p99_us=%.1f rtt_cross_p50_us=%.1f "
+      "rtt_cross_p99_us=%.1f\n",
+      us(rs, 50), us(rs, 99), us(rtt_near, 50), us(rtt_near, 99), us(rtt_far, 50), us(rtt_far, 99));
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr,
-                 "usage: rs_peer produce|consume --addr HOST:PORT [--shape CxD] [--seconds S] "
-                 "[--size B] [--serialize json|rocketmq] [--server-pid PID] [--count N] "
-                 "[--warmup W]\n");
+    std::fprintf(
+        stderr,
+        "usage: rs_peer produce|consume|latency --addr HOST:PORT [--shape CxD] [--seconds S] "
+        "[--size B] [--serialize json|rocketmq] [--server-pid PID] [--count N] "
+        "[--warmup W]\n");
     return 2;
   }
   const std::string mode = argv[1];
@@ -283,5 +483,6 @@ int main(int argc, char** argv) {
   }
   if (mode == "produce") return Produce(o);
   if (mode == "consume") return Consume(o);
-  Die("mode must be produce or consume, got '" + mode + "'");
+  if (mode == "latency") return Latency(o);
+  Die("mode must be produce, consume or latency, got '" + mode + "'");
 }

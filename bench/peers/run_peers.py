@@ -14,6 +14,9 @@ alternating per round (A B, then B A) so drift in the VM's speed hits both alike
   consume        rs_peer consume (32 per pull)        nats_peer consume (pull, batch 32)
   always 50x1    SYNC_FLUSH server, 50 conns x 1      redis-benchmark -c 50 -P 1 XADD, always
   everysec 50x1  ASYNC_FLUSH server, 50 conns x 1     redis-benchmark -c 50 -P 1 XADD, everysec
+  latency 1x1    ASYNC_FLUSH server, 1 conn, 1 send   the loopback round trip of the same bytes
+                 at a time: p50/p99 per send          to an echo thread on the client's CPU and
+                 (the client on CPU 0)                one on the other CPU (in rs_peer, same run)
 
 Per row and system: msgs/s; the server's CPU per message in microseconds (utime + stime of
 every thread in /proc/<pid>/task/*/stat over the measured window: the clients sample it
@@ -23,6 +26,9 @@ the server threads that spent the most; and per round the ratios rocketstore/pee
 
   run_peers.py [--quick] [--rounds 3] [--seconds 5] [--rows async1x256,consume,...]
                [--keep]   (keep the temp dir: server logs and data)
+               [--memory-limit MIB]  (rocketstore and NATS each in a memory cgroup of MIB
+                                      MiB: their page cache is recycled instead of growing
+                                      into free memory; Redis is not limited)
 --quick: 1 round of 2 s rows (a smoke test). Everything started is stopped at the end,
 also on Ctrl-C or a failure.
 """
@@ -68,10 +74,62 @@ def wait_port(port, proc, name, timeout=30):
     raise RuntimeError(f"{name} not listening on {port} after {timeout} s")
 
 
-def start(name, argv, log_path, port):
+# --memory-limit: each server in its own memory cgroup of this many MiB (None: no limit).
+memory_limit_mib = None
+cgroups = []  # cgroup directories created (removed by stop_all)
+
+
+def memory_cgroup_parent():
+    """The directory of this process's memory cgroup (v1 or v2), where server cgroups go."""
+    with open("/proc/self/cgroup") as f:
+        lines = f.read().splitlines()
+    for line in lines:  # v1: "4:memory:/path"
+        _, controllers, path = line.split(":", 2)
+        d = "/sys/fs/cgroup/memory" + path
+        if "memory" in controllers.split(",") and os.path.isdir(d):
+            return d
+    for line in lines:  # v2: "0::/path", the memory controller enabled for children
+        if line.startswith("0::"):
+            for root in ("/sys/fs/cgroup", "/sys/fs/cgroup/unified"):
+                d = root + line[3:]
+                try:
+                    with open(os.path.join(d, "cgroup.subtree_control")) as f:
+                        if "memory" in f.read().split():
+                            return d
+                except OSError:
+                    pass
+    raise RuntimeError("--memory-limit needs a memory cgroup this process can create children "
+                       "in (cgroup v1 memory, or v2 with memory in cgroup.subtree_control); "
+                       "run as root, or leave the option out")
+
+
+def memory_cgroup(name):
+    """A new memory cgroup limited to memory_limit_mib, for one server: its procs file."""
+    d = os.path.join(memory_cgroup_parent(), f"bench-peers-{os.getpid()}-{name}")
+    os.makedirs(d, exist_ok=True)
+    cgroups.append(d)
+    limit = str(memory_limit_mib << 20)
+    if os.path.exists(os.path.join(d, "memory.max")):  # v2
+        with open(os.path.join(d, "memory.max"), "w") as f:
+            f.write(limit)
+    else:
+        with open(os.path.join(d, "memory.limit_in_bytes"), "w") as f:
+            f.write(limit)
+    return os.path.join(d, "cgroup.procs")
+
+
+def start(name, argv, log_path, port, limit_memory=True):
+    """Starts a server; with --memory-limit and limit_memory, inside its own memory cgroup."""
     log = open(log_path, "wb")
+    procs = memory_cgroup(name) if memory_limit_mib and limit_memory else None
+
+    def enter_cgroup():  # in the child, before exec: the server and its threads are charged
+        with open(procs, "w") as f:
+            f.write(str(os.getpid()))
+
     proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT,
-                            start_new_session=True)  # Ctrl-C reaches us, not the servers
+                            start_new_session=True,  # Ctrl-C reaches us, not the servers
+                            preexec_fn=enter_cgroup if procs else None)
     proc.bench_name = name
     children.append(proc)
     wait_port(port, proc, name)
@@ -89,6 +147,12 @@ def stop_all():
             p.kill()
             p.wait()
     children.clear()
+    for d in cgroups:
+        try:
+            os.rmdir(d)
+        except OSError:
+            pass  # still charged with page cache for a moment; the kernel keeps it harmless
+    cgroups.clear()
 
 
 def proc_cpu_us(pid):
@@ -124,8 +188,13 @@ def parse_result(out, what):
             for t in filter(None, kv.get("threads", "").split(",")):
                 name, us = t.rsplit(":", 1)
                 threads[name] = int(us)
-            return {"msgs": int(kv["msgs"]), "secs": float(kv["secs"]),
-                    "cpu_us": int(kv["server_cpu_us"]), "threads": threads}
+            result = {"msgs": int(kv["msgs"]), "secs": float(kv["secs"]),
+                      "cpu_us": int(kv["server_cpu_us"]), "threads": threads}
+            for extra in out.splitlines():  # rs_peer latency: percentiles in microseconds
+                if extra.startswith("LATENCY "):
+                    result["latency"] = {k: float(v) for k, v in
+                                         (item.split("=", 1) for item in extra.split()[1:])}
+            return result
     raise RuntimeError(f"{what}: no RESULT line in its output:\n{out}")
 
 
@@ -170,7 +239,10 @@ class Bench:
                     "--dir", f"{t}/redis-{fsync}", "--appendonly", "yes",
                     "--appendfsync", fsync, "--save", "", "--daemonize", "no",
                     "--logfile", f"{t}/redis-{fsync}.log"]
-            p = start(f"redis-{fsync}", argv, f"{t}/redis-{fsync}.out", port)
+            # Never limited: a Redis stream lives in memory, so a limit would measure reclaim
+            # of the data itself, not of a page cache.
+            p = start(f"redis-{fsync}", argv, f"{t}/redis-{fsync}.out", port,
+                      limit_memory=False)
             self.redis[fsync] = (p, port)
 
     # ---- one side of a row: returns {"msgs","secs","cpu_us","threads"} ----
@@ -186,6 +258,12 @@ class Bench:
         return run_client([RS_PEER, "consume", "--addr", addr, "--seconds",
                            str(self.args.seconds), "--server-pid", str(p.pid)],
                           "rs_peer consume")
+
+    def rs_latency(self):
+        p, addr = self.rs["async"]
+        return run_client([RS_PEER, "latency", "--addr", addr, "--seconds",
+                           str(self.args.seconds), "--size", str(BODY_SIZE),
+                           "--server-pid", str(p.pid)], "rs_peer latency")
 
     def nats_produce(self, shape):
         p, url = self.nats
@@ -233,6 +311,8 @@ ROWS = {
                    "redis always", lambda b: b.redis_xadd("always")),
     "everysec50x1": ("async 50x1", lambda b: b.rs_produce("async", "50x1"),
                      "redis everysec", lambda b: b.redis_xadd("everysec")),
+    # One rs_peer run measures both sides, alternating blocks of 100 (see main).
+    "latency1x1": ("latency 1x1", lambda b: b.rs_latency(), "loopback echo", None),
 }
 
 
@@ -275,7 +355,14 @@ def main():
     ap.add_argument("--serialize", default="json", choices=["json", "rocketmq"],
                     help="rocketstore request header encoding (a 4.9.8 client's default: json)")
     ap.add_argument("--keep", action="store_true", help="keep the temp dir (logs, data)")
+    ap.add_argument("--memory-limit", type=int, metavar="MIB",
+                    help="run rocketstore and NATS each in its own memory cgroup of MIB MiB, "
+                    "so their page cache is recycled as on a long-running host instead of "
+                    "growing into free memory (Redis, whose data is in memory, is not "
+                    "limited); see docs/benchmarks.md")
     args = ap.parse_args()
+    global memory_limit_mib
+    memory_limit_mib = args.memory_limit
     if args.quick:
         args.rounds, args.seconds = 1, 2
     rows = args.rows.split(",")
@@ -309,6 +396,23 @@ def main():
         for rnd in range(args.rounds):
             for name in rows:
                 label, rs_fn, peer_label, peer_fn = ROWS[name]
+                if peer_fn is None:  # latency: the send's p50 over the loopback echo's
+                    r = rs_fn(b)
+                    lat = r["latency"]
+                    print(f"{rnd + 1:<6}{label:<15}{'rocketstore':<16}"
+                          f"{'p50 ' + format(lat['p50_us'], '.1f') + ' us':>11}"
+                          f"{'p99 ' + format(lat['p99_us'], '.1f'):>12}   "
+                          f"(ASYNC_FLUSH, one send at a time)", flush=True)
+                    print(f"{rnd + 1:<6}{label:<15}{peer_label:<16}"
+                          f"{'p50 ' + format(lat['rtt_p50_us'], '.1f') + ' us':>11}"
+                          f"{'p99 ' + format(lat['rtt_p99_us'], '.1f'):>12}   "
+                          f"(same bytes, an echo on the client's CPU; on the other CPU: "
+                          f"p50 {lat['rtt_cross_p50_us']:.1f} us, p99 "
+                          f"{lat['rtt_cross_p99_us']:.1f})", flush=True)
+                    rr = lat["p50_us"] / lat["rtt_p50_us"] if lat["rtt_p50_us"] else 0
+                    results[name].append((rr, rr))
+                    print(f"{rnd + 1:<6}{label:<15}{'p50 rs/echo':<16}{rr:>10.2f}x", flush=True)
+                    continue
                 order = [("rocketstore", rs_fn), (peer_label, peer_fn)]
                 if rnd % 2 == 1:
                     order.reverse()
@@ -326,8 +430,12 @@ def main():
         print("\nmedian over rounds (range) of rocketstore/peer:")
         print(f"{'row':<15}{'peer':<16}{'msgs/s ratio':>22}{'cpu/msg ratio':>24}")
         for name in rows:
-            label, _, peer_label, _ = ROWS[name]
+            label, _, peer_label, peer_fn = ROWS[name]
             rr = [x[0] for x in results[name]]
+            if peer_fn is None:
+                print(f"{label:<15}{peer_label:<16}{'p50 latency ratio':>22} "
+                      f"{statistics.median(rr):.2f} ({min(rr):.2f}-{max(rr):.2f})")
+                continue
             cr = [x[1] for x in results[name]]
             print(f"{label:<15}{peer_label:<16}{statistics.median(rr):>8.2f} "
                   f"({min(rr):.2f}-{max(rr):.2f})     {statistics.median(cr):>8.2f} "
