@@ -314,6 +314,23 @@ TEST(JsonHeaderFastjsonStageTest, AgreesWithRapidJsonOnMutantsOfJavasHeader) {
   EXPECT_LT(answered, total * 9 / 10);
 }
 
+// Integers past double's range are refused by RapidJSON ("Number too big to be stored in
+// double") even as text, so the scanner leaves long ones to it (found by the fuzzer: a
+// 360-digit remark the scanner accepted and RapidJSON did not).
+TEST(JsonHeaderFastPathTest, LeavesIntegersPastDoublesRangeToRapidJson) {
+  for (size_t digits : {1, 17, 20, 300, 301, 307, 308, 309, 310, 360}) {
+    for (const char* key : {"remark", "opaque", "other"}) {
+      const std::string header = std::string(R"({"code":1,")") + key + R"(":)" +
+                                 std::string(digits, '9') + R"(,"extFields":{}})";
+      CheckAgreement(header, Limits());
+    }
+  }
+  RemotingCommand cmd;
+  const std::string huge = R"({"code":1,"remark":)" + std::string(360, '8') + "}";
+  const Status s = DecodeJsonHeader(Bytes(huge), Limits(), &cmd);
+  EXPECT_NE(s.message().find("Number too big"), std::string::npos) << s.ToString();
+}
+
 // The scanner skips plain bytes eight at a time: put each kind of special byte at every
 // offset of a long string, so that it is found in every lane of a word and in the tail.
 TEST(JsonHeaderFastPathTest, FindsSpecialBytesAtEveryOffset) {

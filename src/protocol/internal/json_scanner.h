@@ -224,6 +224,7 @@ class JsonSubsetScanner {
     return true;
   }
 
+  static constexpr std::ptrdiff_t kMaxScannedDigits = 300;
   // An integer: -?(0|[1-9][0-9]*), followed by something that cannot continue a number.
   bool Number() {
     const char* begin = p_;
@@ -238,6 +239,9 @@ class JsonSubsetScanner {
     if (q != end_ && (*q == '.' || *q == 'e' || *q == 'E' || (*q >= '0' && *q <= '9'))) {
       return Unsupported();  // fractions and exponents: RapidJSON's job
     }
+    // RapidJSON refuses integers past double's range (~309 digits: "Number too big to be
+    // stored in double") even when it hands numbers over as text: long ones are its call.
+    if (q - begin > kMaxScannedDigits) return Unsupported();
     p_ = q;
     return Emit(handler_->RawNumber(begin, static_cast<rapidjson::SizeType>(q - begin), false));
   }
