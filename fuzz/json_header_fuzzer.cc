@@ -3,7 +3,8 @@
 // against the RapidJSON path, on arbitrary bytes, with small and default limits. Wherever the fast
 // path answers, its status (code and message) and decoded fields must equal RapidJSON's; the
 // combined decoder must always give RapidJSON's answer, even when the fast path gave up part way
-// through (it must undo what it had already set).
+// through (it must undo what it had already set). With Limits::send_fields_by_position the
+// stage's one-letter send fields must read (FindField) as RapidJSON's map does.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -44,6 +45,30 @@ void Check(std::span<const uint8_t> header, const Limits& limits) {
       FUZZ_CHECK(SameHeader(staged, expected));
     } else {
       FUZZ_CHECK(SameHeader(staged, before));
+    }
+  }
+
+  // By position (Limits::send_fields_by_position): where the stage answers, RapidJSON's
+  // map gives the same scalars and the same FindField for every one-letter name.
+  {
+    Limits by_position = limits;
+    by_position.send_fields_by_position = true;
+    RemotingCommand typed;
+    const std::string_view text(reinterpret_cast<const char*>(header.data()), header.size());
+    if (TryDecodeFastjsonHeader(text, by_position, &typed)) {
+      FUZZ_CHECK(slow.ok());
+      FUZZ_CHECK(typed.code == slow_cmd.code && typed.flag == slow_cmd.flag &&
+                 typed.opaque == slow_cmd.opaque && typed.version == slow_cmd.version &&
+                 typed.language == slow_cmd.language && typed.remark == slow_cmd.remark);
+      if (typed.send_v2.used()) {
+        FUZZ_CHECK(typed.ext_fields.empty());
+        for (char c = 'a'; c < 'a' + SendV2Fields::kCount; ++c) {
+          const std::string_view name(&c, 1);
+          FUZZ_CHECK(typed.FindField(name) == slow_cmd.FindField(name));
+        }
+      } else {
+        FUZZ_CHECK(typed.ext_fields == slow_cmd.ext_fields);
+      }
     }
   }
 

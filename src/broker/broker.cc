@@ -255,6 +255,9 @@ Status Broker::Start() {
   BuildServices();
   net::ServerOptions server_options = options_.server;
   server_options.thread_name = "broker-io";
+  // Sends' one-letter header fields by position, not in a name index (SendV2Fields): every
+  // reader of a send request goes through FindField / SendMessageRequestHeader::Decode.
+  server_options.limits.send_fields_by_position = true;
   if (options_.metrics_counting) server_options.rpc_observer = rpc_stats_.get();
   server_ = std::make_unique<net::RemotingServer>(std::move(server_options));
   frontend_->Register(*server_);

@@ -13,6 +13,9 @@
 // committed together at the end), leaving the input to the subset scanner and RapidJSON,
 // which decide and word every error. So on the inputs it accepts it must give what they
 // give: tests/protocol/json_header_test.cc and fuzz/json_header_fuzzer.cc compare them.
+// With Limits::send_fields_by_position, a send request's one-letter fields go to
+// RemotingCommand::send_v2 instead of ext_fields (a response gives up, as does any other
+// shape); the same tests compare what FindField reads either way.
 #include <bit>
 #include <cstdint>
 #include <cstring>
@@ -23,6 +26,7 @@
 
 #include "protocol/internal/header_codec.h"
 #include "protocol/internal/json_bytes.h"
+#include "protocol/request_code.h"
 
 namespace rocketstore::protocol::internal {
 
@@ -33,15 +37,20 @@ class FastjsonHeaderReader {
   FastjsonHeaderReader(std::string_view text, const Limits& limits)
       : p_(text.data()), end_(text.data() + text.size()), limits_(limits) {}
 
-  // Whether the whole text has the shape; fills the out-parameters if so.
-  bool Read(int32_t* code, ExtFields* ext, int32_t* flag, LanguageCode* language, int32_t* opaque,
-            std::optional<std::string>* remark, int32_t* version) {
+  // Whether the whole text has the shape; fills the out-parameters if so. The custom
+  // header goes to `send_v2` for a send request's one-letter names when the limits ask
+  // for it (a response keeps its map: the fast path gives up), else to `ext`.
+  bool Read(int32_t* code, ExtFields* ext, SendV2Fields* send_v2, int32_t* flag,
+            LanguageCode* language, int32_t* opaque, std::optional<std::string>* remark,
+            int32_t* version) {
     if (!Literal("{\"code\":") || !Int(code) || !Literal(",\"extFields\":{")) return false;
-    if (!ExtFieldsBody(ext)) return false;
+    const bool by_position = limits_.send_fields_by_position && HasSendV2Names(*code);
+    if (by_position ? !ExtFieldsBody(send_v2) : !ExtFieldsBody(ext)) return false;
     std::string_view name;
     if (!Literal(",\"flag\":") || !Int(flag) || !Literal(",\"language\":") || !Plain(&name)) {
       return false;
     }
+    if (by_position && (*flag & kFlagResponse) != 0) return false;
     *language = LanguageFromName(name);
     if (!Literal(",\"opaque\":") || !Int(opaque)) return false;
     if (Literal(",\"remark\":")) {
@@ -143,10 +152,37 @@ class FastjsonHeaderReader {
     return consumed;
   }
 
+  static bool HasSendV2Names(int32_t code) {
+    return code == ToInt(RequestCode::kSendMessageV2) ||
+           code == ToInt(RequestCode::kSendBatchMessage) ||
+           code == ToInt(RequestCode::kSendReplyMessageV2);
+  }
+
   // After "extFields":{ — the members and the closing brace. Names are plain strings,
   // values strings; a repeated name replaces the value in its first place, as the map does.
   bool ExtFieldsBody(ExtFields* ext) {
     ext->Reserve(16, static_cast<size_t>(end_ - p_));
+    return Members([ext](std::string_view name, std::string_view value) {
+      ext->Set(name, value);
+      return ext->size();
+    });
+  }
+  // The same into SendV2Fields: names other than "a" .. "n" are dropped (but counted
+  // against max_ext_fields, so the same headers fall back as with the map).
+  bool ExtFieldsBody(SendV2Fields* fields) {
+    fields->Reserve(static_cast<size_t>(end_ - p_));
+    size_t members = 0;
+    return Members([fields, &members](std::string_view name, std::string_view value) {
+      // The room is the rest of the text, which holds every value: Set cannot run out.
+      if (SendV2Fields::IsName(name) && !fields->Set(name, value)) return kNoRoom;
+      return ++members;
+    });
+  }
+  static constexpr size_t kNoRoom = std::numeric_limits<size_t>::max();
+  // Each member to `put(name, value)`, which returns the fields counted so far (kNoRoom
+  // or anything past max_ext_fields ends the reading).
+  template <typename Put>
+  bool Members(Put put) {
     if (Literal("}")) return true;
     while (true) {
       std::string_view name, value;
@@ -154,8 +190,7 @@ class FastjsonHeaderReader {
           !String(&value) || value.size() > limits_.max_value_length) {
         return false;
       }
-      ext->Set(name, value);
-      if (ext->size() > limits_.max_ext_fields) return false;
+      if (put(name, value) > limits_.max_ext_fields) return false;
       if (Literal("}")) return true;
       if (!Literal(",")) return false;
     }
@@ -175,10 +210,14 @@ bool TryDecodeFastjsonHeader(std::string_view text, const Limits& limits,
   LanguageCode language = LanguageCode::kJava;
   std::optional<std::string> remark;
   ExtFields ext;
+  SendV2Fields send_v2;
   FastjsonHeaderReader reader(text, limits);
-  if (!reader.Read(&code, &ext, &flag, &language, &opaque, &remark, &version)) return false;
+  if (!reader.Read(&code, &ext, &send_v2, &flag, &language, &opaque, &remark, &version)) {
+    return false;
+  }
   command->code = code;
   command->ext_fields = std::move(ext);
+  command->send_v2 = std::move(send_v2);
   command->flag = flag;
   command->language = language;
   command->opaque = opaque;

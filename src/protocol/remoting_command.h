@@ -144,6 +144,63 @@ class ExtFields {
   std::array<uint16_t, 64> heads_{};  // first slot (index + 1) of each bucket; 0 = none
 };
 
+// The custom header of a request with SEND_MESSAGE_V2's one-letter names "a" .. "n"
+// (SEND_MESSAGE_V2, SEND_BATCH_MESSAGE, SEND_REPLY_MESSAGE_V2) held by position: the
+// broker's hottest request skips ExtFields' name index. The frame decoder fills it
+// instead of ext_fields only when asked (Limits::send_fields_by_position) and only for
+// headers of fastjson's exact shape; RemotingCommand::FindField and the Get* readers then
+// read it, so header decoders see the same fields either way. Names outside "a" .. "n"
+// are dropped (no such field exists; Java's header class ignores them too). A repeated
+// name keeps its last value, as ExtFields does.
+class SendV2Fields {
+ public:
+  static constexpr int kCount = 14;  // 'a' .. 'n'
+  static bool IsName(std::string_view name) {
+    return name.size() == 1 && name[0] >= 'a' && name[0] < 'a' + kCount;
+  }
+
+  SendV2Fields() = default;
+  SendV2Fields(const SendV2Fields& other);
+  SendV2Fields& operator=(const SendV2Fields& other);
+  SendV2Fields(SendV2Fields&&) noexcept = default;
+  SendV2Fields& operator=(SendV2Fields&&) noexcept = default;
+
+  // Whether the header was decoded by position (Reserve was called): readers then look
+  // here instead of in ext_fields, even for names none of which was present.
+  bool used() const { return block_ != nullptr; }
+  // Room for `bytes` of values in all: one allocation, made before the first Set. (Unused,
+  // the fields cost a command one pointer, so moving a reply costs nothing more.)
+  void Reserve(size_t bytes);
+  // REQUIRES: IsName(name) and Reserve. False, setting nothing, when the values would
+  // exceed the room reserved.
+  [[nodiscard]] bool Set(std::string_view name, std::string_view value);
+  std::optional<std::string_view> Find(std::string_view name) const {
+    if (block_ == nullptr || !IsName(name)) return std::nullopt;
+    const Field& f = block_->fields[static_cast<size_t>(name[0] - 'a')];
+    if (f.len == kAbsent) return std::nullopt;
+    return std::string_view(block_->bytes() + f.at, f.len);
+  }
+  size_t size() const;  // fields present
+
+ private:
+  static constexpr uint32_t kAbsent = 0xFFFFFFFF;
+  struct Field {
+    uint32_t at = 0, len = kAbsent;
+  };
+  // The fields, then `capacity` bytes of values (allocated together).
+  struct Block {
+    std::array<Field, kCount> fields{};
+    size_t used = 0, capacity = 0;
+    char* bytes() { return reinterpret_cast<char*>(this + 1); }
+    const char* bytes() const { return reinterpret_cast<const char*>(this + 1); }
+  };
+  struct FreeBlock {
+    void operator()(Block* b) const;
+  };
+  static std::unique_ptr<Block, FreeBlock> NewBlock(size_t capacity);
+  std::unique_ptr<Block, FreeBlock> block_;
+};
+
 // The body: `owned()` bytes first, then `external_parts()` in order.
 class CommandBody {
  public:
@@ -186,6 +243,9 @@ struct RemotingCommand {
   int32_t flag = 0;
   std::optional<std::string> remark;
   ExtFields ext_fields;
+  // Instead of ext_fields for a send request when the decoder was asked (see
+  // SendV2Fields); FindField and the Get* readers look here when it is used.
+  SendV2Fields send_v2;
   SerializeType serialize_type = SerializeType::kJson;
   CommandBody body;
   // Not on the wire: when the server began handling this request (steady clock, ns; 0 =

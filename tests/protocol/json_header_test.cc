@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "protocol/headers/send_headers.h"
 #include "protocol/internal/header_codec.h"
 
 namespace rocketstore::protocol::internal {
@@ -312,6 +313,146 @@ TEST(JsonHeaderFastjsonStageTest, AgreesWithRapidJsonOnMutantsOfJavasHeader) {
   }
   EXPECT_GT(answered, total / 10);
   EXPECT_LT(answered, total * 9 / 10);
+}
+
+// What a reader of the header sees is the same whether the send fields were read by
+// position or into the map: the scalars, and FindField for every one-letter name.
+bool SameReading(const RemotingCommand& by_position, const RemotingCommand& map) {
+  if (by_position.code != map.code || by_position.language != map.language ||
+      by_position.version != map.version || by_position.opaque != map.opaque ||
+      by_position.flag != map.flag || by_position.remark != map.remark) {
+    return false;
+  }
+  if (!by_position.send_v2.used()) return by_position.ext_fields == map.ext_fields;
+  for (char c = 'a'; c < 'a' + SendV2Fields::kCount; ++c) {
+    if (by_position.FindField(std::string_view(&c, 1)) != map.FindField(std::string_view(&c, 1))) {
+      return false;
+    }
+  }
+  return by_position.ext_fields.empty();
+}
+
+Limits ByPosition(Limits l = Limits()) {
+  l.send_fields_by_position = true;
+  return l;
+}
+
+// Limits::send_fields_by_position: a send request's one-letter fields are held by
+// position (SendV2Fields) and FindField reads what the map holds — the Java header, a
+// repeated name (the last wins), the batch and reply codes, and SendMessageRequestHeader
+// decodes the same header. Names outside "a" .. "n" are dropped; a response, another
+// code and the map-only limits keep the map.
+TEST(SendFieldsByPositionTest, ReadsWhatTheMapReads) {
+  auto read_both = [](const std::string& header, RemotingCommand* by_position,
+                      RemotingCommand* map) {
+    ASSERT_TRUE(TryDecodeFastjsonHeader(header, ByPosition(), by_position)) << header;
+    ASSERT_TRUE(DecodeJsonHeaderWithRapidJson(Bytes(header), Limits(), map).ok()) << header;
+    EXPECT_TRUE(SameReading(*by_position, *map)) << header;
+  };
+  RemotingCommand typed, map;
+  read_both(kJavaSendV2, &typed, &map);
+  EXPECT_TRUE(typed.send_v2.used());
+  EXPECT_TRUE(typed.ext_fields.empty());
+  EXPECT_EQ(typed.send_v2.size(), 13u);
+  auto from_typed = SendMessageRequestHeader::Decode(typed);
+  auto from_map = SendMessageRequestHeader::Decode(map);
+  ASSERT_TRUE(from_typed.ok() && from_map.ok());
+  EXPECT_EQ(from_typed->producer_group, "please_rename_unique_group_name");
+  EXPECT_EQ(from_typed->topic, from_map->topic);
+  EXPECT_EQ(from_typed->queue_id, 3);
+  EXPECT_EQ(from_typed->born_timestamp, 1700000000123);
+  EXPECT_EQ(from_typed->properties, from_map->properties);
+  EXPECT_EQ(from_typed->broker_name, std::optional<std::string>("broker-a"));
+  EXPECT_EQ(from_typed->batch, from_map->batch);
+
+  // Only names outside a .. n: decoded by position all the same, none of them kept.
+  RemotingCommand only_other;
+  ASSERT_TRUE(TryDecodeFastjsonHeader(
+      R"({"code":310,"extFields":{"zz":"x"},"flag":0,"language":"JAVA","opaque":0,)"
+      R"("serializeTypeCurrentRPC":"JSON","version":0})",
+      ByPosition(), &only_other));
+  EXPECT_TRUE(only_other.send_v2.used());
+  EXPECT_EQ(only_other.FindField("zz"), std::nullopt);
+  EXPECT_EQ(only_other.FindField("a"), std::nullopt);
+
+  for (int code : {320, 325}) {
+    const std::string header = R"({"code":)" + std::to_string(code) +
+                               R"(,"extFields":{"b":"1","a":"2","zz":"x","o":"y","b":"3"},)"
+                               R"("flag":0,"language":"JAVA","opaque":0,)"
+                               R"("serializeTypeCurrentRPC":"JSON","version":0})";
+    RemotingCommand t, m;
+    read_both(header, &t, &m);
+    EXPECT_EQ(t.FindField("b"), std::optional<std::string_view>("3"));
+    EXPECT_EQ(t.FindField("zz"), std::nullopt);  // dropped: not a field of the header
+    EXPECT_EQ(m.FindField("zz"), std::optional<std::string_view>("x"));
+    EXPECT_EQ(t.FindField("o"), std::nullopt);
+  }
+  // A missing required field: the same error either way.
+  const std::string no_topic =
+      R"({"code":310,"extFields":{"a":"g","c":"TBW102","d":"4","e":"1","f":"0","g":"1",)"
+      R"("h":"0"},"flag":0,"language":"JAVA","opaque":1,"serializeTypeCurrentRPC":"JSON",)"
+      R"("version":1})";
+  RemotingCommand t2, m2;
+  read_both(no_topic, &t2, &m2);
+  EXPECT_EQ(SendMessageRequestHeader::Decode(t2).status().message(),
+            SendMessageRequestHeader::Decode(m2).status().message());
+  EXPECT_FALSE(SendMessageRequestHeader::Decode(t2).ok());
+
+  // Kept in the map: other codes, a response (given up), the option off.
+  const std::string pull =
+      R"({"code":11,"extFields":{"a":"1"},"flag":0,"language":"JAVA","opaque":1,)"
+      R"("serializeTypeCurrentRPC":"JSON","version":1})";
+  RemotingCommand p;
+  ASSERT_TRUE(TryDecodeFastjsonHeader(pull, ByPosition(), &p));
+  EXPECT_FALSE(p.send_v2.used());
+  EXPECT_EQ(p.FindField("a"), std::optional<std::string_view>("1"));
+  const std::string response =
+      R"({"code":310,"extFields":{"a":"1"},"flag":1,"language":"JAVA","opaque":1,)"
+      R"("serializeTypeCurrentRPC":"JSON","version":1})";
+  RemotingCommand r;
+  EXPECT_FALSE(TryDecodeFastjsonHeader(response, ByPosition(), &r));
+  RemotingCommand whole;
+  ASSERT_TRUE(DecodeJsonHeader(Bytes(response), ByPosition(), &whole).ok());
+  EXPECT_FALSE(whole.send_v2.used());
+  EXPECT_EQ(whole.FindField("a"), std::optional<std::string_view>("1"));
+  RemotingCommand off;
+  ASSERT_TRUE(TryDecodeFastjsonHeader(kJavaSendV2, Limits(), &off));
+  EXPECT_FALSE(off.send_v2.used());
+  EXPECT_EQ(off.ext_fields.size(), 13u);
+}
+
+// Mutants of the Java client's header: wherever the first stage answers by position, the
+// map (RapidJSON) reads the same, and SendMessageRequestHeader decodes the same from both.
+TEST(SendFieldsByPositionTest, AgreesWithTheMapOnMutantsOfJavasHeader) {
+  const std::string alphabet = "{}:,\"\\ 0123456789-.eEtrufalsnabu\x01\x80";
+  std::mt19937 rng(1206);
+  Limits tight = ByPosition();
+  tight.max_ext_fields = 13;
+  tight.max_value_length = 31;
+  int answered = 0;
+  for (int i = 0; i < 20000; ++i) {
+    const Limits limits = i % 2 == 0 ? ByPosition() : tight;
+    const std::string s = Mutate(kJavaSendV2, alphabet, 2, rng);
+    RemotingCommand typed;
+    if (!TryDecodeFastjsonHeader(s, limits, &typed)) continue;
+    ++answered;
+    Limits map_limits = limits;
+    map_limits.send_fields_by_position = false;
+    RemotingCommand map;
+    ASSERT_TRUE(DecodeJsonHeaderWithRapidJson(Bytes(s), map_limits, &map).ok()) << s;
+    ASSERT_TRUE(SameReading(typed, map)) << s;
+    auto a = SendMessageRequestHeader::Decode(typed);
+    auto b = SendMessageRequestHeader::Decode(map);
+    ASSERT_EQ(a.ok(), b.ok()) << s;
+    if (!a.ok()) {
+      ASSERT_EQ(a.status().message(), b.status().message()) << s;
+    } else {
+      ASSERT_EQ(a->properties, b->properties) << s;
+      ASSERT_EQ(a->queue_id, b->queue_id) << s;
+      ASSERT_EQ(a->topic, b->topic) << s;
+    }
+  }
+  EXPECT_GT(answered, 1000);
 }
 
 // Integers past double's range are refused by RapidJSON ("Number too big to be stored in

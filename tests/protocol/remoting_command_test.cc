@@ -316,3 +316,42 @@ TEST(RemotingCommandTest, DebugString) {
 
 }  // namespace
 }  // namespace rocketstore::protocol
+
+namespace rocketstore::protocol {
+namespace {
+
+// SendV2Fields: one-letter fields by position in one block; a copy owns its own block, a
+// repeated name reads its last value, and Set refuses what exceeds the room reserved.
+TEST(SendV2FieldsTest, CopiesFindsAndRefusesPastItsRoom) {
+  RemotingCommand cmd;
+  EXPECT_FALSE(cmd.send_v2.used());
+  cmd.send_v2.Reserve(8);
+  EXPECT_TRUE(cmd.send_v2.used());  // decoded by position, even with no field yet
+  EXPECT_EQ(cmd.FindField("b"), std::nullopt);
+  ASSERT_TRUE(cmd.send_v2.Set("b", "abc"));
+  ASSERT_TRUE(cmd.send_v2.Set("b", "de"));
+  ASSERT_TRUE(cmd.send_v2.Set("n", ""));
+  EXPECT_FALSE(cmd.send_v2.Set("a", "xyzw"));  // 5 of 8 bytes used: 4 more do not fit
+  EXPECT_TRUE(cmd.send_v2.used());
+  EXPECT_EQ(cmd.send_v2.size(), 2u);
+  EXPECT_EQ(cmd.FindField("b"), std::optional<std::string_view>("de"));
+  EXPECT_EQ(cmd.FindField("n"), std::optional<std::string_view>(""));
+  EXPECT_EQ(cmd.FindField("a"), std::nullopt);
+  EXPECT_EQ(cmd.FindField("bb"), std::nullopt);
+  EXPECT_TRUE(cmd.RequireFields({"b", "n"}).ok());
+  EXPECT_EQ(cmd.RequireFields({"a"}).message(), "the custom field <a> is null");
+
+  RemotingCommand copy = cmd;
+  ASSERT_TRUE(copy.send_v2.Set("a", "z"));
+  EXPECT_EQ(copy.FindField("a"), std::optional<std::string_view>("z"));
+  EXPECT_EQ(copy.FindField("b"), std::optional<std::string_view>("de"));
+  EXPECT_EQ(cmd.FindField("a"), std::nullopt);
+  RemotingCommand moved = std::move(copy);
+  EXPECT_EQ(moved.FindField("a"), std::optional<std::string_view>("z"));
+  copy = moved;
+  EXPECT_EQ(copy.FindField("b"), std::optional<std::string_view>("de"));
+  EXPECT_NE(cmd.DebugString().find("ext=2"), std::string::npos) << cmd.DebugString();
+}
+
+}  // namespace
+}  // namespace rocketstore::protocol
