@@ -70,7 +70,7 @@ bench: build
 	@bash bench/run_all.sh
 
 # Issue 20: rocketstore vs NATS JetStream and Redis, alternating rounds, server CPU per
-# message from /proc (docs/benchmarks.md "Peers"). Not part of `make test`. Arguments
+# message from /proc (docs/benchmarks-produce.md "Peers"). Not part of `make test`. Arguments
 # through PEERS_ARGS, e.g. `make bench-peers PEERS_ARGS=--quick` (1 round of 2 s rows).
 PEERS_ARGS ?=
 bench-peers:
@@ -83,7 +83,7 @@ bench-peers-quick:
 	@$(MAKE) --no-print-directory bench-peers PEERS_ARGS=--quick
 
 # Instructions per message of the async produce path under callgrind, syscalls per message
-# under strace (docs/benchmarks.md "Produce path profile"). Takes ~10 minutes.
+# under strace (docs/benchmarks-produce.md "Produce path profile"). Takes ~10 minutes.
 profile-produce:
 	@bash scripts/install-deps.sh --profile
 	@cmake --preset release >/dev/null

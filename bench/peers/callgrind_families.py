@@ -12,7 +12,7 @@ encode" includes the memcpy of the body it does, and "properties" the allocation
 makes. (Callgrind keeps caller -> callee pairs, not whole stacks, so this split is an
 approximation for helpers called from several families.) The families add up to the
 total. Also prints the allocator's and memcpy's share and the top self costs.
-bench/peers/profile_produce.sh runs it; docs/benchmarks.md "Produce path profile" reads it.
+bench/peers/profile_produce.sh runs it; docs/benchmarks-produce.md "Produce path profile" reads it.
 """
 import re
 import sys

@@ -359,7 +359,7 @@ def main():
                     help="run rocketstore and NATS each in its own memory cgroup of MIB MiB, "
                     "so their page cache is recycled as on a long-running host instead of "
                     "growing into free memory (Redis, whose data is in memory, is not "
-                    "limited); see docs/benchmarks.md")
+                    "limited); see docs/benchmarks-produce.md")
     args = ap.parse_args()
     global memory_limit_mib
     memory_limit_mib = args.memory_limit
