@@ -354,6 +354,7 @@ class Echo {
         size_t got = 0;
         while (got < in.size()) {
           const ssize_t r = ::read(fd, in.data() + got, in.size() - got);
+          if (r < 0 && errno == EINTR) continue;
           if (r <= 0) {
             ::close(fd);
             return;
@@ -389,13 +390,21 @@ int Latency(const Options& o) {
   const std::vector<uint8_t> reply = ReadFrame(broker);  // the echo answers with these bytes
   CheckSendReply(reply);
 
-  // The client runs on CPU 0. Two echoes answer the same bytes: one on the client's CPU,
+  // The client runs on the first CPU. Two echoes answer the same bytes: one on its CPU,
   // one on the other (on this VM a wake-up across cores costs ~25 us each way, on the same
   // core a few). The broker's threads are left where the kernel puts them.
-  const bool two_cpus = std::thread::hardware_concurrency() >= 2;
-  if (two_cpus) PinToCpu(0);
-  Echo near(request.size(), reply, 0);
-  Echo far(request.size(), reply, two_cpus ? 1 : 0);
+  // The first two CPUs this process may run on (a cpuset or taskset may exclude 0 and 1).
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  if (::sched_getaffinity(0, sizeof(allowed), &allowed) != 0) Die("sched_getaffinity failed");
+  std::vector<int> cpus;
+  for (int c = 0; c < CPU_SETSIZE && cpus.size() < 2; ++c) {
+    if (CPU_ISSET(c, &allowed)) cpus.push_back(c);
+  }
+  if (cpus.size() < 2) Die("latency needs two CPUs (one for the client, one for the far echo)");
+  PinToCpu(cpus[0]);
+  Echo near(request.size(), reply, cpus[0]);
+  Echo far(request.size(), reply, cpus[1]);
 
   bench::Latencies rs, rtt_near, rtt_far;
   std::vector<uint8_t> echo_in(reply.size());

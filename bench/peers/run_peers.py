@@ -16,7 +16,7 @@ alternating per round (A B, then B A) so drift in the VM's speed hits both alike
   everysec 50x1  ASYNC_FLUSH server, 50 conns x 1     redis-benchmark -c 50 -P 1 XADD, everysec
   latency 1x1    ASYNC_FLUSH server, 1 conn, 1 send   the loopback round trip of the same bytes
                  at a time: p50/p99 per send          to an echo thread on the client's CPU and
-                 (the client on CPU 0)                one on the other CPU (in rs_peer, same run)
+                 (the client pinned to a CPU)         one on another CPU (in rs_peer, same run)
 
 Per row and system: msgs/s; the server's CPU per message in microseconds (utime + stime of
 every thread in /proc/<pid>/task/*/stat over the measured window: the clients sample it
@@ -106,15 +106,19 @@ def memory_cgroup_parent():
 def memory_cgroup(name):
     """A new memory cgroup limited to memory_limit_mib, for one server: its procs file."""
     d = os.path.join(memory_cgroup_parent(), f"bench-peers-{os.getpid()}-{name}")
-    os.makedirs(d, exist_ok=True)
-    cgroups.append(d)
-    limit = str(memory_limit_mib << 20)
-    if os.path.exists(os.path.join(d, "memory.max")):  # v2
-        with open(os.path.join(d, "memory.max"), "w") as f:
-            f.write(limit)
-    else:
-        with open(os.path.join(d, "memory.limit_in_bytes"), "w") as f:
-            f.write(limit)
+    try:
+        os.makedirs(d, exist_ok=True)
+        cgroups.append(d)
+        limit = str(memory_limit_mib << 20)
+        if os.path.exists(os.path.join(d, "memory.max")):  # v2
+            with open(os.path.join(d, "memory.max"), "w") as f:
+                f.write(limit)
+        else:
+            with open(os.path.join(d, "memory.limit_in_bytes"), "w") as f:
+                f.write(limit)
+    except OSError as e:
+        raise RuntimeError(f"--memory-limit: cannot set up the memory cgroup {d}: {e} "
+                           "(run as root, or leave the option out)") from e
     return os.path.join(d, "cgroup.procs")
 
 
@@ -151,7 +155,7 @@ def stop_all():
         try:
             os.rmdir(d)
         except OSError:
-            pass  # still charged with page cache for a moment; the kernel keeps it harmless
+            pass  # a server that did not exit yet: the empty cgroup is left, harmless
     cgroups.clear()
 
 

@@ -176,7 +176,9 @@ void SendV2Fields::Reserve(size_t bytes) {
 }
 
 bool SendV2Fields::Set(std::string_view name, std::string_view value) {
-  if (block_ == nullptr || value.size() > block_->capacity - block_->used) return false;
+  if (!IsName(name) || block_ == nullptr || value.size() > block_->capacity - block_->used) {
+    return false;
+  }
   // A repeated name: the new value goes after the old one (kept until the command goes).
   Field& f = block_->fields[static_cast<size_t>(name[0] - 'a')];
   f.at = static_cast<uint32_t>(block_->used);
@@ -239,8 +241,10 @@ std::vector<uint8_t> CommandBody::Flatten() const {
 // ---- RemotingCommand ------------------------------------------------------------------------
 
 std::optional<std::string_view> RemotingCommand::FindField(std::string_view name) const {
-  if (send_v2.used()) return send_v2.Find(name);
-  return ext_fields.Find(name);
+  if (send_v2.used()) {
+    if (std::optional<std::string_view> v = send_v2.Find(name)) return v;
+  }
+  return ext_fields.Find(name);  // and what SetField added after a decode by position
 }
 
 Result<std::string_view> RemotingCommand::GetString(std::string_view name) const {

@@ -149,9 +149,11 @@ class ExtFields {
 // broker's hottest request skips ExtFields' name index. The frame decoder fills it
 // instead of ext_fields only when asked (Limits::send_fields_by_position) and only for
 // headers of fastjson's exact shape; RemotingCommand::FindField and the Get* readers then
-// read it, so header decoders see the same fields either way. Names outside "a" .. "n"
-// are dropped (no such field exists; Java's header class ignores them too). A repeated
-// name keeps its last value, as ExtFields does.
+// read it (then ext_fields, which holds only what SetField adds after the decode), so
+// header decoders see the same fields either way. Names outside "a" .. "n" are dropped:
+// SendMessageRequestHeaderV2 of 4.9.8 has no other field, and the broker reads no other.
+// A repeated name keeps its last value, as ExtFields does. EncodeFrame refuses such a
+// command (the encoders write ext_fields only).
 class SendV2Fields {
  public:
   static constexpr int kCount = 14;  // 'a' .. 'n'
@@ -171,8 +173,8 @@ class SendV2Fields {
   // Room for `bytes` of values in all: one allocation, made before the first Set. (Unused,
   // the fields cost a command one pointer, so moving a reply costs nothing more.)
   void Reserve(size_t bytes);
-  // REQUIRES: IsName(name) and Reserve. False, setting nothing, when the values would
-  // exceed the room reserved.
+  // False, setting nothing, when `name` is not "a" .. "n", before Reserve, or when the
+  // values would exceed the room reserved.
   [[nodiscard]] bool Set(std::string_view name, std::string_view value);
   std::optional<std::string_view> Find(std::string_view name) const {
     if (block_ == nullptr || !IsName(name)) return std::nullopt;

@@ -335,9 +335,12 @@ void MessageStore::StartServices() {
   }
   // Woken by appends (WakePreparerAfter) rather than polling: an idle broker polling every
   // 1 ms spent ~2 % of a core here on timer wake-ups alone.
-  prepare_step_shift_ = std::bit_width(static_cast<uint64_t>(std::clamp<int64_t>(
-                            options_.commit_log_segment_size / 4, 4096, 1 << 20))) -
-                        1;
+  // A quarter of the smaller of a segment and the window warmed ahead, in [4 KiB, 1 MiB].
+  const int64_t window =
+      options_.prefault_window_bytes > 0 ? options_.prefault_window_bytes : int64_t{32} << 20;
+  const int64_t step =
+      std::clamp<int64_t>(std::min(options_.commit_log_segment_size, window) / 4, 4096, 1 << 20);
+  prepare_step_shift_ = std::bit_width(static_cast<uint64_t>(step)) - 1;
   prepare_runner_ = std::make_unique<ServiceRunner>(
       "prepare-segment",
       std::chrono::milliseconds(std::max<int64_t>(1, options_.prepare_interval_ms)),
@@ -373,8 +376,10 @@ void MessageStore::StartServices() {
 
 void MessageStore::WakePreparerAfter(const PutMessageResult& put) {
   if (!prepare_runner_) return;
-  const int64_t first = put.first.offset.value() >> prepare_step_shift_;
-  const int64_t last = put.end_offset().value() >> prepare_step_shift_;
+  // Whether [first, end) holds a step boundary: it crossed one or begins at one (a new
+  // segment begins at one), so even tiny segments wake the preparer.
+  const int64_t first = (put.first.offset.value() - 1) >> prepare_step_shift_;
+  const int64_t last = (put.end_offset().value() - 1) >> prepare_step_shift_;
   if (first != last) prepare_runner_->Wake();
 }
 

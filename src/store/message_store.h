@@ -247,8 +247,9 @@ class MessageStore {
   std::unique_ptr<WakeableRunner> flush_runner_;  // async flusher or group commit
   std::unique_ptr<ServiceRunner> flush_watcher_;  // SYNC_FLUSH: times out callbacks
   std::unique_ptr<ServiceRunner> prepare_runner_;
-  // log2 of the prepare step: 1 MiB, or a power of two of at most a quarter segment for
-  // small segments, so the preparer is woken several times per segment.
+  // log2 of the prepare step: a power of two of at most a quarter of the segment and of
+  // the prefault window, in [4 KiB, 1 MiB], so the preparer is woken several times per
+  // window and per segment.
   int prepare_step_shift_ = 20;
   std::unique_ptr<ServiceRunner> cq_flush_runner_;
   std::unique_ptr<WakeableRunner> dispatch_runner_;

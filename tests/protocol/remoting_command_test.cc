@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "protocol/frame_codec.h"
 #include "protocol/request_code.h"
 #include "protocol/response_code.h"
 #include "testing/status_matchers.h"
@@ -351,6 +352,20 @@ TEST(SendV2FieldsTest, CopiesFindsAndRefusesPastItsRoom) {
   copy = moved;
   EXPECT_EQ(copy.FindField("b"), std::optional<std::string_view>("de"));
   EXPECT_NE(cmd.DebugString().find("ext=2"), std::string::npos) << cmd.DebugString();
+
+  // Not a one-letter field name: refused, nothing set.
+  EXPECT_FALSE(cmd.send_v2.Set("bname", "x"));
+  EXPECT_FALSE(cmd.send_v2.Set("", "x"));
+  EXPECT_FALSE(cmd.send_v2.Set("o", "x"));
+  EXPECT_EQ(cmd.FindField("b"), std::optional<std::string_view>("de"));
+  // What SetField adds after the decode stays readable (it goes to ext_fields).
+  cmd.SetField("zz", "later");
+  EXPECT_EQ(cmd.FindField("zz"), std::optional<std::string_view>("later"));
+  EXPECT_EQ(cmd.FindField("b"), std::optional<std::string_view>("de"));
+  // The encoders write ext_fields only: such a command is refused, not sent without them.
+  auto encoded = EncodeFrame(cmd);
+  ASSERT_FALSE(encoded.ok());
+  EXPECT_EQ(encoded.status().code(), StatusCode::kFailedPrecondition);
 }
 
 }  // namespace
