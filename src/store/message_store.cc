@@ -19,13 +19,18 @@ uint64_t PhysicalMemoryBytes() {
   return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size);
 }
 
+// The bytes warmed ahead of the writer: prefault_window_bytes, -1 meaning 32 MiB.
+int64_t PrefaultWindowBytes(const StoreOptions& o) {
+  return o.prefault_window_bytes < 0 ? int64_t{32} << 20 : o.prefault_window_bytes;
+}
+
 CommitLogOptions ToCommitLogOptions(const StoreOptions& o) {
   CommitLogOptions c;
   c.dir = layout::CommitLogDir(o.root_dir);
   c.segment_size = o.commit_log_segment_size;
   c.max_message_body_bytes = o.max_message_body_bytes;
   c.reserve_chunk_bytes = o.reserve_chunk_bytes;
-  c.prefault_window_bytes = o.prefault_window_bytes < 0 ? 32 << 20 : o.prefault_window_bytes;
+  c.prefault_window_bytes = PrefaultWindowBytes(o);
   c.resident_window_bytes = o.ResidentWindowBytes(PhysicalMemoryBytes());
   if (o.flush_disk_type == FlushDiskType::kSyncFlush) {
     c.populate_pages = false;
@@ -336,10 +341,10 @@ void MessageStore::StartServices() {
   // Woken by appends (WakePreparerAfter) rather than polling: an idle broker polling every
   // 1 ms spent ~2 % of a core here on timer wake-ups alone.
   // A quarter of the smaller of a segment and the window warmed ahead, in [4 KiB, 1 MiB].
-  const int64_t window =
-      options_.prefault_window_bytes > 0 ? options_.prefault_window_bytes : int64_t{32} << 20;
+  const int64_t segment = options_.commit_log_segment_size;
+  const int64_t window = PrefaultWindowBytes(options_);
   const int64_t step =
-      std::clamp<int64_t>(std::min(options_.commit_log_segment_size, window) / 4, 4096, 1 << 20);
+      std::clamp<int64_t>(std::min(segment, window > 0 ? window : segment) / 4, 4096, 1 << 20);
   prepare_step_shift_ = std::bit_width(static_cast<uint64_t>(step)) - 1;
   prepare_runner_ = std::make_unique<ServiceRunner>(
       "prepare-segment",

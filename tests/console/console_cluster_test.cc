@@ -50,6 +50,19 @@ class SilentListener {
 class ConsoleClusterTest : public ConsoleFixture {
  protected:
   std::string NamesrvAddr() const { return "127.0.0.1:" + std::to_string(ns_->port()); }
+  // A second broker `name` of the fixture's name server, its small store under the temp dir.
+  broker::BrokerOptions SecondBrokerOptions(const std::string& name) const {
+    broker::BrokerOptions bo;
+    bo.server.port = 0;
+    bo.namesrv_addrs = {NamesrvAddr()};
+    bo.broker_name = name;
+    bo.store.root_dir = dir_.path() + "/store-" + name;
+    bo.store.commit_log_segment_size = 4 << 20;
+    bo.store.index_hash_slot_num = 1000;
+    bo.store.index_num = 4000;
+    bo.store.consume_queue_units_per_file = 10000;
+    return bo;
+  }
   void RegisterFake(const std::string& name, const std::string& addr) {
     namesrv::BrokerRegistration r;
     r.cluster_name = broker_->options().cluster_name;
@@ -73,16 +86,7 @@ class ConsoleClusterTest : public ConsoleFixture {
 };
 
 TEST_F(ConsoleClusterTest, ListsEveryBrokerOfTheNameServerWithItsRuntimeInfo) {
-  broker::BrokerOptions bo;
-  bo.server.port = 0;
-  bo.namesrv_addrs = {NamesrvAddr()};
-  bo.broker_name = "broker-b";
-  bo.store.root_dir = dir_.path() + "/store-b";
-  bo.store.commit_log_segment_size = 4 << 20;
-  bo.store.index_hash_slot_num = 1000;
-  bo.store.index_num = 4000;
-  bo.store.consume_queue_units_per_file = 10000;
-  broker::Broker second(bo);
+  broker::Broker second(SecondBrokerOptions("broker-b"));
   ASSERT_TRUE(second.Start().ok());
   ASSERT_TRUE(second.store().PutMessage(testing::MakeTestMessage(0).View()).ok());
   ASSERT_TRUE(second.RegisterAll().ok());
@@ -162,16 +166,8 @@ TEST_F(ConsoleClusterTest, ListsEveryBrokerOfTheNameServerWithItsRuntimeInfo) {
 // only) is not writable and says why; one that is gone is unreachable with the cause; the
 // local broker whose writes the name server wiped (205) is "wiped".
 TEST_F(ConsoleClusterTest, JudgesEveryBrokersHealthAsClusterStatusDoes) {
-  broker::BrokerOptions bo;
-  bo.server.port = 0;
-  bo.namesrv_addrs = {NamesrvAddr()};
-  bo.broker_name = "broker-ro";
+  broker::BrokerOptions bo = SecondBrokerOptions("broker-ro");
   bo.broker_permission = 4;  // PERM_READ only
-  bo.store.root_dir = dir_.path() + "/store-ro";
-  bo.store.commit_log_segment_size = 4 << 20;
-  bo.store.index_hash_slot_num = 1000;
-  bo.store.index_num = 4000;
-  bo.store.consume_queue_units_per_file = 10000;
   broker::Broker read_only(bo);
   ASSERT_TRUE(read_only.Start().ok());
   ASSERT_TRUE(read_only.RegisterAll().ok());
