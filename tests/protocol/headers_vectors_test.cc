@@ -6,6 +6,7 @@
 
 #include "header_test_util.h"
 #include "java_vectors.h"
+#include "protocol/frame_codec.h"
 #include "protocol/headers/consumer_headers.h"
 #include "protocol/headers/namesrv_headers.h"
 #include "protocol/headers/query_headers.h"
@@ -55,6 +56,15 @@ TEST(HeadersJavaVectorsTest, SendMessageV2RequestAndResponse) {
   EXPECT_EQ(h.broker_name, "jbroker-a");
   testing::ExpectSameFields(h, req, EncodeV2);
   testing::ExpectRoundTrip(h, req.code, EncodeV2);
+  // The broker decodes the Java client's bytes with the fields by position (SendV2Fields):
+  // the frame takes that path, and the header reads the same.
+  Limits by_position;
+  by_position.send_fields_by_position = true;
+  auto again = DecodeFrame(FindFrame(frames, "SEND_MESSAGE_V2", false).bytes, by_position);
+  ASSERT_TRUE(again.ok() && again->complete);
+  EXPECT_TRUE(again->command.send_v2.used());
+  EXPECT_TRUE(again->command.ext_fields.empty());
+  testing::ExpectSameFields(MustDecode<SendMessageRequestHeader>(again->command), req, EncodeV2);
 
   const RemotingCommand& resp = FindFrame(frames, "SEND_MESSAGE_V2", true).command;
   const auto r = MustDecode<SendMessageResponseHeader>(resp);

@@ -46,6 +46,7 @@ std::vector<CapturedFrame> LoadFrames(std::string_view file) {
     Result<FrameDecodeResult> d = DecodeFrame(*bytes);
     EXPECT_TRUE(d.ok() && d->complete) << c.request << " " << d.status().ToString();
     if (d.ok()) c.command = std::move(d->command);
+    c.bytes = *bytes;
   }
   return out;
 }

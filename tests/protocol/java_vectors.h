@@ -2,6 +2,7 @@
 // ali-ons-request-frames.json, copies of shared/spec/vectors/), decoded into commands.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,8 +14,9 @@ namespace rocketstore::protocol::testing {
 struct CapturedFrame {
   std::string request;  // RequestCode name as captured ("SEND_MESSAGE_V2")
   bool is_response = false;
-  std::string body_text;    // "bodyText" when the capture has it
-  RemotingCommand command;  // the frame's "hex" decoded by DecodeFrame
+  std::string body_text;       // "bodyText" when the capture has it
+  RemotingCommand command;     // the frame's "hex" decoded by DecodeFrame
+  std::vector<uint8_t> bytes;  // the frame's "hex"
 };
 
 // All frames of `file` (a path relative to tests/protocol/vectors/). A file that is
