@@ -148,7 +148,9 @@ TEST(BrokerStatsTest, OverCapKeysCountOnceAndAllocateNothing) {
     for (const std::string& t : topics) stats.OnPut(t, MessageType::kNormal, 2, 10);
   }
   stats.OnPut("a", MessageType::kNormal, 1, 1);  // an admitted key seen before
-  if (kCountsAllocations) EXPECT_EQ(t_allocations - before, 0u);
+  if (kCountsAllocations) {
+    EXPECT_EQ(t_allocations - before, 0u);
+  }
   StatsSnapshot s = stats.Collect();
   EXPECT_EQ(s.dropped_keys, 1001u);  // keys, not the 3001 messages
   EXPECT_EQ(s.puts.size(), 3u);      // a, b, __overflow__
@@ -172,8 +174,9 @@ TEST(BrokerStatsTest, PastTheRememberedKeysEachMessageOfANewKeyCountsAgain) {
   EXPECT_EQ(stats.dropped_keys(), 4001u);
   const uint64_t before = t_allocations;
   stats.OnGet(topics[3999], "g", 1, 1);
-  if (kCountsAllocations)
+  if (kCountsAllocations) {
     EXPECT_EQ(t_allocations - before, 0u);  // the registry's mutex, no allocation
+  }
   StatsSnapshot s = stats.Collect();
   EXPECT_EQ(s.gets.size(), 2u);
   EXPECT_EQ(s.TotalGetMessages(), 1u + 4000 + 10 + 2);
@@ -198,7 +201,9 @@ TEST(BrokerStatsTest, AResolvedPutKeyCountsOnAnotherThreadWithoutTheCallersStrin
     const uint64_t before = t_allocations;
     stats.OnPut(over, 1, 10);  // the overflow cell: nothing to look up
     stats.OnPut(key, 1, 10);
-    if (kCountsAllocations) EXPECT_EQ(t_allocations - before, 0u);
+    if (kCountsAllocations) {
+      EXPECT_EQ(t_allocations - before, 0u);
+    }
   }).join();
   StatsSnapshot s = stats.Collect();
   EXPECT_EQ(

@@ -173,7 +173,9 @@ TEST_F(JavaConfigFilesTest, JavaGroupsFileKeepsItsDefaultGroupsAndGetsTheMissing
   EXPECT_EQ(m.data_version().counter, 19);
   EXPECT_TRUE(m.dirty());
   for (const SubscriptionGroupConfig& d : DefaultSubscriptionGroups()) {
-    if (d.name != "SELF_TEST_C_GROUP") EXPECT_EQ(m.Find(d.name), d);
+    if (d.name != "SELF_TEST_C_GROUP") {
+      EXPECT_EQ(m.Find(d.name), d);
+    }
   }
   ASSERT_OK(m.Persist());
   EXPECT_EQ(m.AddMissing(DefaultSubscriptionGroups()), 0);
