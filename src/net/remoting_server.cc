@@ -43,6 +43,8 @@ Connection::Connection(asio::ip::tcp::socket socket, RemotingServer* server, uin
     }
   }
   socket_.set_option(asio::ip::tcp::no_delay(true), ec);
+  // For DoWrite's inline write_some (asynchronous operations do not depend on it).
+  socket_.non_blocking(true, ec);
 }
 
 Connection::~Connection() = default;
@@ -216,27 +218,15 @@ void Connection::Recycle(std::unique_ptr<Pending> p) {
   spare_.push_back(std::move(p));
 }
 
-void Connection::DoWrite() {
-  if (queue_.empty() || closed_) {
-    writing_ = false;
-    return;
-  }
-  writing_ = true;
-  // Pieces of the write: (offset into write_buf_, or a pointer to a large part) + length.
-  // write_buf_ may reallocate while it is filled, so offsets are resolved at the end.
-  struct Piece {
-    const uint8_t* external;  // nullptr: bytes are write_buf_[offset, offset + size)
-    size_t offset;
-    size_t size;
-  };
-  std::vector<Piece> pieces;
+size_t Connection::GatherBatch() {
+  write_pieces_.clear();
   write_buf_.clear();
   auto copy = [&](std::span<const uint8_t> bytes) {
-    if (pieces.empty() || pieces.back().external != nullptr) {
-      pieces.push_back(Piece{nullptr, write_buf_.size(), 0});
+    if (write_pieces_.empty() || write_pieces_.back().external != nullptr) {
+      write_pieces_.push_back(WritePiece{nullptr, write_buf_.size(), 0});
     }
     write_buf_.insert(write_buf_.end(), bytes.begin(), bytes.end());
-    pieces.back().size += bytes.size();
+    write_pieces_.back().size += bytes.size();
   };
   size_t frames = 0, bytes = 0;
   for (auto it = queue_.begin(); it != queue_.end() && (frames == 0 || bytes < kMaxWriteBytes);
@@ -246,31 +236,68 @@ void Connection::DoWrite() {
       if (part.size() <= kCopyPartMax) {
         copy(part);
       } else {
-        pieces.push_back(Piece{part.data(), 0, part.size()});
+        write_pieces_.push_back(WritePiece{part.data(), 0, part.size()});
       }
     }
     bytes += (*it)->frame.size();
   }
   writing_frames_ = frames;
+  // write_buf_ may have moved while it was filled: offsets become addresses only now.
   write_gather_.clear();
-  for (const Piece& p : pieces) {
+  for (const WritePiece& p : write_pieces_) {
     write_gather_.emplace_back(p.external ? p.external : write_buf_.data() + p.offset, p.size);
   }
-  asio::async_write(
-      socket_, write_gather_,
-      asio::bind_executor(strand_, [self = shared_from_this()](const asio::error_code& ec, size_t) {
-        if (ec) {
-          self->CloseOnStrand();
-          return;
-        }
-        for (size_t i = 0; i < self->writing_frames_ && !self->queue_.empty(); ++i) {
-          self->queued_bytes_ -= self->queue_.front()->frame.size();
-          self->Recycle(std::move(self->queue_.front()));
-          self->queue_.pop_front();
-        }
-        self->writing_frames_ = 0;
-        self->DoWrite();
-      }));
+  return bytes;
+}
+
+void Connection::DoWrite() {
+  while (!queue_.empty() && !closed_) {
+    writing_ = true;
+    const size_t total = GatherBatch();
+    // Write inline first (the socket is non-blocking): with room in the socket buffer, as
+    // nearly always, the batch is out in this one sendmsg, and no asynchronous operation,
+    // completion post or strand hand-off is paid for it. What the kernel does not take
+    // goes out by async_write once the socket is writable.
+    asio::error_code ec;
+    const size_t sent = socket_.write_some(write_gather_, ec);
+    if (ec && ec != asio::error::would_block && ec != asio::error::try_again) {
+      CloseOnStrand();
+      return;
+    }
+    if (!ec && sent == total) {
+      RecycleWritten();
+      continue;
+    }
+    SkipWritten(ec ? 0 : sent);
+    asio::async_write(socket_, write_gather_,
+                      asio::bind_executor(
+                          strand_, [self = shared_from_this()](const asio::error_code& ec, size_t) {
+                            if (ec) {
+                              self->CloseOnStrand();
+                              return;
+                            }
+                            self->RecycleWritten();
+                            self->DoWrite();
+                          }));
+    return;
+  }
+  writing_ = false;
+}
+
+void Connection::SkipWritten(size_t n) {
+  size_t i = 0;
+  while (n > 0 && n >= write_gather_[i].size()) n -= write_gather_[i++].size();
+  write_gather_.erase(write_gather_.begin(), write_gather_.begin() + i);
+  if (n > 0) write_gather_[0] += n;
+}
+
+void Connection::RecycleWritten() {
+  for (size_t i = 0; i < writing_frames_ && !queue_.empty(); ++i) {
+    queued_bytes_ -= queue_.front()->frame.size();
+    Recycle(std::move(queue_.front()));
+    queue_.pop_front();
+  }
+  writing_frames_ = 0;
 }
 
 void Connection::Close() {

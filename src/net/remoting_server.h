@@ -114,7 +114,12 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool ProcessBuffer();
   void Enqueue(protocol::RemotingCommand cmd);
   void Recycle(std::unique_ptr<Pending> p);  // a written (or dropped) entry, into spare_
+  // Writes queue_ until it is empty (inline while the socket takes it all) or an
+  // asynchronous write is under way (writing_ stays true until it completes).
   void DoWrite();
+  size_t GatherBatch();        // the next write of queue_'s head into write_gather_: its bytes
+  void SkipWritten(size_t n);  // drops the first n bytes from write_gather_
+  void RecycleWritten();       // the write in progress is out: its entries into spare_
   void ArmIdleTimer();
   void CloseOnStrand();
 
@@ -141,6 +146,12 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // The write in progress: queue_[0, writing_frames_) copied into write_buf_ (heads and
   // small bodies) or referenced (large body parts) by write_gather_.
   size_t writing_frames_ = 0;
+  struct WritePiece {
+    const uint8_t* external;  // nullptr: bytes are write_buf_[offset, offset + size)
+    size_t offset;
+    size_t size;
+  };
+  std::vector<WritePiece> write_pieces_;
   std::vector<uint8_t> write_buf_;
   std::vector<asio::const_buffer> write_gather_;
   std::atomic<bool> closed_{false};

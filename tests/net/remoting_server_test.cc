@@ -44,6 +44,14 @@ class ServerTest : public ::testing::Test {
           oneway_seen_++;
           return protocol::MakeResponse(r, 0);
         });
+    // A reply of field "n" bytes, each the request's opaque mod 251.
+    server_->RegisterHandler(
+        1003, [](const ConnectionPtr&, RemotingCommand& r) -> std::optional<RemotingCommand> {
+          RemotingCommand resp = protocol::MakeResponse(r, 0);
+          const size_t n = std::stoul(std::string(r.FindField("n").value_or("0")));
+          resp.body.Assign(std::string(n, static_cast<char>(r.opaque % 251)));
+          return resp;
+        });
     ASSERT_TRUE(server_->Start().ok());
     addr_ = "127.0.0.1:" + std::to_string(server_->port());
   }
@@ -179,6 +187,55 @@ TEST_F(ServerTest, ManyIdleConnectionsDoNotStopService) {
   ASSERT_TRUE(resp.ok());
   EXPECT_EQ(resp->code, 0);
   for (int fd : fds) ::close(fd);
+}
+
+// Replies are written inline while the socket takes them, and the rest asynchronously once
+// it is writable again: a client that reads nothing until the server's socket buffer is
+// full gets every reply whole and in order, large bodies (written from where they are)
+// and small ones (copied) alike.
+TEST_F(ServerTest, RepliesPastAFullSocketBufferArriveWholeAndInOrder) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_port = htons(server_->port());
+  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof(sa)), 0);
+  constexpr int kRequests = 40;
+  auto size_of = [](int i) -> size_t { return i % 3 == 0 ? 1 << 20 : 10 + i; };
+  std::vector<uint8_t> requests;
+  for (int i = 0; i < kRequests; ++i) {
+    RemotingCommand req = protocol::MakeRequest(1003);
+    req.opaque = 1000 + i;
+    req.SetField("n", std::to_string(size_of(i)));
+    auto f = protocol::EncodeFrame(req)->Flatten();
+    requests.insert(requests.end(), f.begin(), f.end());
+  }
+  ASSERT_EQ(::write(fd, requests.data(), requests.size()), static_cast<ssize_t>(requests.size()));
+  // 14 MiB of replies, more than loopback's socket buffers hold: the server stalls.
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  std::vector<uint8_t> in;
+  size_t begin = 0;
+  for (int i = 0; i < kRequests;) {
+    auto d = protocol::DecodeFrame(std::span(in).subspan(begin), protocol::Limits{});
+    ASSERT_TRUE(d.ok()) << d.status().message();
+    if (!d->complete) {
+      uint8_t chunk[65536];
+      const ssize_t n = ::read(fd, chunk, sizeof chunk);
+      ASSERT_GT(n, 0) << "the server closed or failed after " << i << " replies";
+      in.insert(in.end(), chunk, chunk + n);
+      continue;
+    }
+    begin += d->consumed;
+    const RemotingCommand& r = d->command;
+    EXPECT_EQ(r.opaque, 1000 + i);
+    const std::string body(r.body.owned_text());
+    ASSERT_EQ(body.size(), size_of(i)) << "reply " << i;
+    EXPECT_EQ(body, std::string(size_of(i), static_cast<char>((1000 + i) % 251))) << i;
+    ++i;
+  }
+  EXPECT_EQ(begin, in.size()) << "bytes after the last reply";
+  ::close(fd);
 }
 
 TEST_F(ServerTest, SplitAndCoalescedFrames) {
