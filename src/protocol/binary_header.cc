@@ -124,13 +124,19 @@ Status EncodeBinaryHeader(const RemotingCommand& command, std::vector<uint8_t>* 
   }
   const std::string_view remark = command.remark ? std::string_view(*command.remark) : "";
   size_t map_length = 0;
-  for (const auto& [name, value] : command.ext_fields) {
-    if (name.empty() || value.empty()) continue;
+  size_t long_name = 0;
+  command.ForEachField([&](std::string_view name, std::string_view value) {
+    if (name.empty() || value.empty()) return true;
     if (name.size() > static_cast<size_t>(std::numeric_limits<int16_t>::max())) {
-      return InvalidArgument("extFields name of " + N(name.size()) +
-                             " bytes does not fit the binary header's short length");
+      long_name = name.size();
+      return false;
     }
     map_length += 2 + name.size() + 4 + value.size();
+    return true;
+  });
+  if (long_name > 0) {
+    return InvalidArgument("extFields name of " + N(long_name) +
+                           " bytes does not fit the binary header's short length");
   }
   constexpr size_t kIntMax = std::numeric_limits<int32_t>::max();
   if (remark.size() > kIntMax || map_length > kIntMax) {
@@ -145,13 +151,14 @@ Status EncodeBinaryHeader(const RemotingCommand& command, std::vector<uint8_t>* 
   Put32(out, static_cast<uint32_t>(remark.size()));
   PutBytes(out, remark);
   Put32(out, static_cast<uint32_t>(map_length));
-  for (const auto& [name, value] : command.ext_fields) {
-    if (name.empty() || value.empty()) continue;
+  command.ForEachField([&](std::string_view name, std::string_view value) {
+    if (name.empty() || value.empty()) return true;
     Put16(out, static_cast<uint16_t>(name.size()));
     PutBytes(out, name);
     Put32(out, static_cast<uint32_t>(value.size()));
     PutBytes(out, value);
-  }
+    return true;
+  });
   return Status::OK();
 }
 

@@ -173,14 +173,14 @@ class FastjsonHeaderReader {
     fields->Reserve(static_cast<size_t>(end_ - p_));
     size_t members = 0;
     return Members([fields, &members](std::string_view name, std::string_view value) {
-      // The room is the rest of the text, which holds every value: Set cannot run out.
-      if (SendV2Fields::IsName(name) && !fields->Set(name, value)) return kNoRoom;
+      // Set refuses (drops) a name other than "a" .. "n". The room is the rest of the
+      // text, which holds every value: the block never moves.
+      (void)fields->Set(name, value);
       return ++members;
     });
   }
-  static constexpr size_t kNoRoom = std::numeric_limits<size_t>::max();
-  // Each member to `put(name, value)`, which returns the fields counted so far (kNoRoom
-  // or anything past max_ext_fields ends the reading).
+  // Each member to `put(name, value)`, which returns the fields counted so far (anything
+  // past max_ext_fields ends the reading).
   template <typename Put>
   bool Members(Put put) {
     if (Literal("}")) return true;

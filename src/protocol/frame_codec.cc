@@ -93,12 +93,6 @@ std::vector<uint8_t> EncodedFrame::Flatten() const {
 }
 
 Result<EncodedFrame> EncodeFrame(const RemotingCommand& command, const Limits& limits) {
-  if (command.send_v2.used()) {
-    // Its fields are not in ext_fields, which the encoders write: refuse rather than send
-    // a header without them (nothing re-encodes a decoded send request today).
-    return FailedPrecondition(
-        "cannot encode a command whose send fields were decoded by position (SendV2Fields)");
-  }
   EncodedFrame frame;
   frame.head.reserve(512);  // most headers fit: one allocation
   frame.head.resize(kFrameHeaderPrefixSize);

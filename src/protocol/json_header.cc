@@ -564,9 +564,10 @@ template <bool kPlainOnly>
 size_t JsonHeaderBound(const RemotingCommand& command) {
   auto bound_of = [](size_t n) { return kPlainOnly ? PlainLiteralBound(n) : LiteralBound(n); };
   size_t bound = kHeaderFixedText.size() + 4 * 11;  // four int32 fields
-  for (const auto& [name, value] : command.ext_fields) {
+  command.ForEachField([&](std::string_view name, std::string_view value) {
     bound += bound_of(name.size()) + bound_of(value.size()) + 2;  // ':' and ','
-  }
+    return true;
+  });
   bound += bound_of(LanguageName(command.language).size());
   if (command.remark) bound += bound_of(command.remark->size());
   return bound;
@@ -592,13 +593,14 @@ size_t WriteJsonHeader(const RemotingCommand& command, char* out) {
   n += WriteInt(command.code, out + n);
   raw(",\"extFields\":{");
   bool first = true;
-  for (const auto& [name, value] : command.ext_fields) {
+  const bool plain = command.ForEachField([&](std::string_view name, std::string_view value) {
     if (!first) out[n++] = ',';
     first = false;
-    if (!literal(name)) return kNotPlain;
+    if (!literal(name)) return false;
     out[n++] = ':';
-    if (!literal(value)) return kNotPlain;
-  }
+    return literal(value);
+  });
+  if (!plain) return kNotPlain;
   raw("},\"flag\":");
   n += WriteInt(command.flag, out + n);
   raw(",\"language\":");

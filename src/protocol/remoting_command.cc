@@ -141,60 +141,6 @@ bool operator==(const ExtFields& a, const ExtFields& b) {
   return true;
 }
 
-// ---- SendV2Fields ---------------------------------------------------------------------------
-
-void SendV2Fields::FreeBlock::operator()(Block* b) const {
-  b->~Block();
-  ::operator delete(b);
-}
-
-std::unique_ptr<SendV2Fields::Block, SendV2Fields::FreeBlock> SendV2Fields::NewBlock(
-    size_t capacity) {
-  void* raw = ::operator new(sizeof(Block) + capacity);
-  std::unique_ptr<Block, FreeBlock> block(new (raw) Block());
-  block->capacity = capacity;
-  return block;
-}
-
-SendV2Fields::SendV2Fields(const SendV2Fields& other) { *this = other; }
-
-SendV2Fields& SendV2Fields::operator=(const SendV2Fields& other) {
-  if (this == &other) return *this;
-  if (other.block_ == nullptr) {
-    block_.reset();
-    return *this;
-  }
-  block_ = NewBlock(other.block_->capacity);
-  block_->fields = other.block_->fields;
-  block_->used = other.block_->used;
-  std::memcpy(block_->bytes(), other.block_->bytes(), other.block_->used);
-  return *this;
-}
-
-void SendV2Fields::Reserve(size_t bytes) {
-  if (block_ == nullptr) block_ = NewBlock(bytes);
-}
-
-bool SendV2Fields::Set(std::string_view name, std::string_view value) {
-  if (!IsName(name) || block_ == nullptr || value.size() > block_->capacity - block_->used) {
-    return false;
-  }
-  // A repeated name: the new value goes after the old one (kept until the command goes).
-  Field& f = block_->fields[static_cast<size_t>(name[0] - 'a')];
-  f.at = static_cast<uint32_t>(block_->used);
-  f.len = static_cast<uint32_t>(value.size());
-  if (!value.empty()) std::memcpy(block_->bytes() + block_->used, value.data(), value.size());
-  block_->used += value.size();
-  return true;
-}
-
-size_t SendV2Fields::size() const {
-  if (block_ == nullptr) return 0;
-  size_t n = 0;
-  for (const Field& f : block_->fields) n += f.len != kAbsent ? 1 : 0;
-  return n;
-}
-
 // ---- CommandBody ----------------------------------------------------------------------------
 
 void CommandBody::Assign(std::vector<uint8_t> bytes) {
@@ -244,7 +190,16 @@ std::optional<std::string_view> RemotingCommand::FindField(std::string_view name
   if (send_v2.used()) {
     if (std::optional<std::string_view> v = send_v2.Find(name)) return v;
   }
-  return ext_fields.Find(name);  // and what SetField added after a decode by position
+  if (send_reply.used()) {
+    if (std::optional<std::string_view> v = send_reply.Find(name)) return v;
+  }
+  return ext_fields.Find(name);
+}
+
+size_t RemotingCommand::FieldCount() const {
+  size_t n = 0;
+  ForEachField([&n](std::string_view, std::string_view) { return ++n > 0; });
+  return n;
 }
 
 Result<std::string_view> RemotingCommand::GetString(std::string_view name) const {
@@ -296,22 +251,28 @@ Status RemotingCommand::RequireFields(std::initializer_list<std::string_view> na
   return Status::OK();
 }
 
+void RemotingCommand::SetField(std::string_view name, std::string_view value) {
+  if (send_v2.used() && send_v2.Set(name, value)) return;
+  if (send_reply.used() && send_reply.Set(name, value)) return;
+  ext_fields.Set(name, value);
+}
+
 void RemotingCommand::SetIntField(std::string_view name, int64_t value) {
   char digits[24];
   const auto r = std::to_chars(digits, digits + sizeof(digits), value);
-  ext_fields.Set(name, std::string_view(digits, static_cast<size_t>(r.ptr - digits)));
+  SetField(name, std::string_view(digits, static_cast<size_t>(r.ptr - digits)));
 }
 
 void RemotingCommand::SetBoolField(std::string_view name, bool value) {
-  ext_fields.Set(name, value ? "true" : "false");
+  SetField(name, value ? "true" : "false");
 }
 
 std::string RemotingCommand::DebugString() const {
   std::string out = IsResponse() ? "response " : "request ";
   const std::string_view name = IsResponse() ? ResponseCodeName(code) : RequestCodeName(code);
   if (!name.empty()) out.append(name);
-  out.append("(" + std::to_string(code) + ") opaque=" + std::to_string(opaque) + " flag=" +
-             std::to_string(flag) + " ext=" + std::to_string(ext_fields.size() + send_v2.size()) +
+  out.append("(" + std::to_string(code) + ") opaque=" + std::to_string(opaque) +
+             " flag=" + std::to_string(flag) + " ext=" + std::to_string(FieldCount()) +
              " body=" + std::to_string(body.size()));
   if (remark) out.append(" remark=" + QuoteForMessage(*remark));
   return out;

@@ -44,6 +44,7 @@
 
 #include "base/result.h"
 #include "base/status.h"
+#include "protocol/fields_by_position.h"
 #include "protocol/request_code.h"
 #include "protocol/response_code.h"
 
@@ -144,65 +145,6 @@ class ExtFields {
   std::array<uint16_t, 64> heads_{};  // first slot (index + 1) of each bucket; 0 = none
 };
 
-// The custom header of a request with SEND_MESSAGE_V2's one-letter names "a" .. "n"
-// (SEND_MESSAGE_V2, SEND_BATCH_MESSAGE, SEND_REPLY_MESSAGE_V2) held by position: the
-// broker's hottest request skips ExtFields' name index. The frame decoder fills it
-// instead of ext_fields only when asked (Limits::send_fields_by_position) and only for
-// headers of fastjson's exact shape; RemotingCommand::FindField and the Get* readers then
-// read it (then ext_fields, which holds only what SetField adds after the decode), so
-// header decoders see the same fields either way. Names outside "a" .. "n" are dropped:
-// SendMessageRequestHeaderV2 of 4.9.8 has no other field, and the broker reads no other.
-// A repeated name keeps its last value, as ExtFields does. EncodeFrame refuses such a
-// command (the encoders write ext_fields only).
-class SendV2Fields {
- public:
-  static constexpr int kCount = 14;  // 'a' .. 'n'
-  static bool IsName(std::string_view name) {
-    return name.size() == 1 && name[0] >= 'a' && name[0] < 'a' + kCount;
-  }
-
-  SendV2Fields() = default;
-  SendV2Fields(const SendV2Fields& other);
-  SendV2Fields& operator=(const SendV2Fields& other);
-  SendV2Fields(SendV2Fields&&) noexcept = default;
-  SendV2Fields& operator=(SendV2Fields&&) noexcept = default;
-
-  // Whether the header was decoded by position (Reserve was called): readers then look
-  // here instead of in ext_fields, even for names none of which was present.
-  bool used() const { return block_ != nullptr; }
-  // Room for `bytes` of values in all: one allocation, made before the first Set. (Unused,
-  // the fields cost a command one pointer, so moving a reply costs nothing more.)
-  void Reserve(size_t bytes);
-  // False, setting nothing, when `name` is not "a" .. "n", before Reserve, or when the
-  // values would exceed the room reserved.
-  [[nodiscard]] bool Set(std::string_view name, std::string_view value);
-  std::optional<std::string_view> Find(std::string_view name) const {
-    if (block_ == nullptr || !IsName(name)) return std::nullopt;
-    const Field& f = block_->fields[static_cast<size_t>(name[0] - 'a')];
-    if (f.len == kAbsent) return std::nullopt;
-    return std::string_view(block_->bytes() + f.at, f.len);
-  }
-  size_t size() const;  // fields present
-
- private:
-  static constexpr uint32_t kAbsent = 0xFFFFFFFF;
-  struct Field {
-    uint32_t at = 0, len = kAbsent;
-  };
-  // The fields, then `capacity` bytes of values (allocated together).
-  struct Block {
-    std::array<Field, kCount> fields{};
-    size_t used = 0, capacity = 0;
-    char* bytes() { return reinterpret_cast<char*>(this + 1); }
-    const char* bytes() const { return reinterpret_cast<const char*>(this + 1); }
-  };
-  struct FreeBlock {
-    void operator()(Block* b) const;
-  };
-  static std::unique_ptr<Block, FreeBlock> NewBlock(size_t capacity);
-  std::unique_ptr<Block, FreeBlock> block_;
-};
-
 // The body: `owned()` bytes first, then `external_parts()` in order.
 class CommandBody {
  public:
@@ -245,9 +187,12 @@ struct RemotingCommand {
   int32_t flag = 0;
   std::optional<std::string> remark;
   ExtFields ext_fields;
-  // Instead of ext_fields for a send request when the decoder was asked (see
-  // SendV2Fields); FindField and the Get* readers look here when it is used.
+  // Fields held by position (protocol/fields_by_position.h) besides ext_fields: a send
+  // request's one-letter fields when the decoder was asked, a send answer's fields. The
+  // readers and SetField below treat the three as one header; a name held by position
+  // wins over the same name in ext_fields (which the encoders then skip).
   SendV2Fields send_v2;
+  SendReplyFields send_reply;
   SerializeType serialize_type = SerializeType::kJson;
   CommandBody body;
   // Not on the wire: when the server began handling this request (steady clock, ns; 0 =
@@ -272,13 +217,34 @@ struct RemotingCommand {
   // OK, or kInvalidArgument "the custom field <name> is null" for the first missing name.
   Status RequireFields(std::initializer_list<std::string_view> names) const;
 
-  // ---- Writing the custom header (values are text on the wire).
-  void SetField(std::string_view name, std::string_view value) { ext_fields.Set(name, value); }
+  // ---- Writing the custom header (values are text on the wire). Into send_v2 or
+  // send_reply when it is used and has the name, else into ext_fields.
+  void SetField(std::string_view name, std::string_view value);
   void SetIntField(std::string_view name, int64_t value);
   void SetBoolField(std::string_view name, bool value);
 
+  // Every field of the custom header as the encoders write it: send_v2's and
+  // send_reply's in their schemas' order, then ext_fields' in insertion order (but for
+  // names held by position). f(name, value) -> bool (false stops); false when f stopped.
+  template <class F>
+  bool ForEachField(F&& f) const {
+    if (!send_v2.ForEach(f) || !send_reply.ForEach(f)) return false;
+    const bool by_position = send_v2.used() || send_reply.used();
+    for (const auto& [name, value] : ext_fields) {
+      if (by_position && HeldByPosition(name)) continue;
+      if (!f(name, value)) return false;
+    }
+    return true;
+  }
+  size_t FieldCount() const;  // what ForEachField visits
+
   // One line for logs: "request PULL_MESSAGE(11) opaque=7 flag=0 ext=10 body=0".
   std::string DebugString() const;
+
+ private:
+  bool HeldByPosition(std::string_view name) const {
+    return send_v2.Find(name).has_value() || send_reply.Find(name).has_value();
+  }
 };
 
 // Base-10 Java Long.parseLong syntax: optional sign, ASCII digits, nothing else.

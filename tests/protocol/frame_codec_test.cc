@@ -173,12 +173,25 @@ TEST(FrameCodecTest, JsonStringEscapingAtItsWorstAndAtEveryOffset) {
       ASSERT_EQ(out.size(), 1 + 2 + 6 * n) << int(worst) << " x" << n;
     }
   }
+  // Plain runs of every length around the 8-byte steps (the last step overlaps the one
+  // before it) round trip.
+  for (size_t len = 0; len <= 41; ++len) {
+    std::string text;
+    for (size_t i = 0; i < len; ++i) text.push_back(static_cast<char>('A' + i % 26));
+    RemotingCommand cmd;
+    cmd.SetField("k", text);
+    cmd.remark = text;
+    const RemotingCommand back = MustDecode(MustEncode(cmd));
+    ASSERT_EQ(back.FindField("k"), text) << len;
+    ASSERT_EQ(back.remark, text) << len;
+  }
   // One special byte at every offset of a plain run, in every class, round trips.
   const std::string specials[] = {"\"", "\\", "\x01", "\n", "\xC3\xA9", "\xE2\x9C\x93"};
   for (const std::string& special : specials) {
     for (size_t len = 0; len <= 20; ++len) {
       for (size_t at = 0; at <= len; ++at) {
-        std::string text(len, 'p');
+        std::string text;
+        for (size_t i = 0; i < len; ++i) text.push_back(static_cast<char>('a' + i % 26));
         text.insert(at, special);
         RemotingCommand cmd;
         cmd.SetField("k", text);

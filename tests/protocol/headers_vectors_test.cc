@@ -28,7 +28,7 @@ template <typename H>
 void ExpectEncodesLike(const H& ours, const RemotingCommand& java) {
   RemotingCommand cmd = MakeResponse(java, 0);
   ours.EncodeTo(cmd);
-  EXPECT_EQ(cmd.ext_fields.size(), java.ext_fields.size());
+  EXPECT_EQ(cmd.FieldCount(), java.FieldCount());
   for (const auto& [name, value] : java.ext_fields) {
     EXPECT_EQ(cmd.FindField(name), value) << "field " << name;
   }

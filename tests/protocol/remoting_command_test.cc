@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <limits>
 #include <memory>
 #include <string>
@@ -322,18 +323,17 @@ namespace rocketstore::protocol {
 namespace {
 
 // SendV2Fields: one-letter fields by position in one block; a copy owns its own block, a
-// repeated name reads its last value, and Set refuses what exceeds the room reserved.
-TEST(SendV2FieldsTest, CopiesFindsAndRefusesPastItsRoom) {
+// repeated name reads its last value, values past the room reserved move the block.
+TEST(SendV2FieldsTest, CopiesFindsAndGrowsPastItsRoom) {
   RemotingCommand cmd;
   EXPECT_FALSE(cmd.send_v2.used());
+  EXPECT_FALSE(cmd.send_v2.Set("b", "x"));  // before Reserve: not used, nothing set
   cmd.send_v2.Reserve(8);
   EXPECT_TRUE(cmd.send_v2.used());  // decoded by position, even with no field yet
   EXPECT_EQ(cmd.FindField("b"), std::nullopt);
   ASSERT_TRUE(cmd.send_v2.Set("b", "abc"));
   ASSERT_TRUE(cmd.send_v2.Set("b", "de"));
   ASSERT_TRUE(cmd.send_v2.Set("n", ""));
-  EXPECT_FALSE(cmd.send_v2.Set("a", "xyzw"));  // 5 of 8 bytes used: 4 more do not fit
-  EXPECT_TRUE(cmd.send_v2.used());
   EXPECT_EQ(cmd.send_v2.size(), 2u);
   EXPECT_EQ(cmd.FindField("b"), std::optional<std::string_view>("de"));
   EXPECT_EQ(cmd.FindField("n"), std::optional<std::string_view>(""));
@@ -353,19 +353,82 @@ TEST(SendV2FieldsTest, CopiesFindsAndRefusesPastItsRoom) {
   EXPECT_EQ(copy.FindField("b"), std::optional<std::string_view>("de"));
   EXPECT_NE(cmd.DebugString().find("ext=2"), std::string::npos) << cmd.DebugString();
 
+  // 5 of 8 bytes used: 40 more move the block, and every value stays.
+  ASSERT_TRUE(cmd.send_v2.Set("a", std::string(40, 'y')));
+  EXPECT_EQ(cmd.FindField("a"), std::optional<std::string_view>(std::string(40, 'y')));
+  EXPECT_EQ(cmd.FindField("b"), std::optional<std::string_view>("de"));
+  EXPECT_EQ(cmd.FindField("n"), std::optional<std::string_view>(""));
+
   // Not a one-letter field name: refused, nothing set.
   EXPECT_FALSE(cmd.send_v2.Set("bname", "x"));
   EXPECT_FALSE(cmd.send_v2.Set("", "x"));
   EXPECT_FALSE(cmd.send_v2.Set("o", "x"));
   EXPECT_EQ(cmd.FindField("b"), std::optional<std::string_view>("de"));
-  // What SetField adds after the decode stays readable (it goes to ext_fields).
+  // SetField: a name of the schema goes by position, any other to ext_fields.
   cmd.SetField("zz", "later");
+  cmd.SetField("b", "again");
   EXPECT_EQ(cmd.FindField("zz"), std::optional<std::string_view>("later"));
-  EXPECT_EQ(cmd.FindField("b"), std::optional<std::string_view>("de"));
-  // The encoders write ext_fields only: such a command is refused, not sent without them.
+  EXPECT_EQ(cmd.FindField("b"), std::optional<std::string_view>("again"));
+  EXPECT_FALSE(cmd.ext_fields.Contains("b"));
+  // The encoders write both: the frame decodes (into the map) to the same header.
   auto encoded = EncodeFrame(cmd);
-  ASSERT_FALSE(encoded.ok());
-  EXPECT_EQ(encoded.status().code(), StatusCode::kFailedPrecondition);
+  ASSERT_TRUE(encoded.ok()) << encoded.status().ToString();
+  auto back = DecodeFrame(encoded->Flatten(), Limits{});
+  ASSERT_TRUE(back.ok() && back->complete);
+  EXPECT_FALSE(back->command.send_v2.used());
+  EXPECT_EQ(back->command.ext_fields.size(), 4u);
+  for (std::string_view name : {"a", "b", "n", "zz"}) {
+    EXPECT_EQ(back->command.FindField(name), cmd.FindField(name)) << name;
+  }
+}
+
+// SendReplyFields: a send answer's fields by position. The frame is byte for byte the one
+// the same fields in ext_fields give (JSON and binary header), a name held by position
+// wins over ext_fields and is written once, and anything else goes after them.
+TEST(SendReplyFieldsTest, EncodesAsTheSameFieldsInTheMapDo) {
+  const std::pair<std::string_view, std::string_view> fields[] = {
+      {"transactionId", "tx\"1\x01"},
+      {"msgId", "7F000001000051AF0000000000000000"},
+      {"queueId", "3"},
+      {"queueOffset", "-9223372036854775808"},
+      {"recallHandle", "r\xC3\xA9"},
+      {"MSG_REGION", "DefaultRegion"},
+      {"TRACE_ON", "true"}};
+  for (const SerializeType type : {SerializeType::kJson, SerializeType::kRocketMq}) {
+    for (unsigned mask = 0; mask < (1u << 7); ++mask) {
+      RemotingCommand by_map = MakeResponse(MakeRequest(310), 0);
+      by_map.serialize_type = type;
+      RemotingCommand by_position = by_map;
+      by_position.send_reply.Reserve(mask % 3 == 0 ? 0 : 16);  // and grown past it
+      for (int i = 0; i < 7; ++i) {
+        if ((mask & (1u << i)) == 0) continue;
+        by_map.SetField(fields[i].first, fields[i].second);
+        by_position.SetField(fields[i].first, fields[i].second);
+      }
+      by_map.SetField("other", "o");
+      by_position.SetField("other", "o");
+      EXPECT_EQ(by_position.ext_fields.size(), 1u);
+      EXPECT_EQ(by_position.send_reply.size(), static_cast<size_t>(std::popcount(mask)));
+      EXPECT_EQ(by_position.FieldCount(), by_map.FieldCount());
+      auto a = EncodeFrame(by_map);
+      auto b = EncodeFrame(by_position);
+      ASSERT_TRUE(a.ok() && b.ok());
+      ASSERT_EQ(a->Flatten(), b->Flatten()) << "mask " << mask;
+    }
+  }
+  // The same name in ext_fields too (set there directly): the one by position is read
+  // and written, once.
+  RemotingCommand cmd = MakeResponse(MakeRequest(310), 0);
+  cmd.ext_fields.Set("msgId", "from-the-map");
+  cmd.send_reply.Reserve(8);
+  ASSERT_TRUE(cmd.send_reply.Set("msgId", "by-position"));
+  EXPECT_FALSE(cmd.send_reply.Set("msgid", "x"));
+  EXPECT_EQ(cmd.FindField("msgId"), std::optional<std::string_view>("by-position"));
+  EXPECT_EQ(cmd.FieldCount(), 1u);
+  auto back = DecodeFrame(EncodeFrame(cmd)->Flatten(), Limits{});
+  ASSERT_TRUE(back.ok() && back->complete);
+  EXPECT_EQ(back->command.ext_fields.size(), 1u);
+  EXPECT_EQ(back->command.FindField("msgId"), std::optional<std::string_view>("by-position"));
 }
 
 }  // namespace

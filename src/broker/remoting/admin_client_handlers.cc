@@ -28,7 +28,10 @@ protocol::QueueOffsetTable TableOf(const std::vector<QueueOffsetEntry>& entries)
 
 ForwardedRequest ForwardOf(const RemotingCommand& r) {
   ForwardedRequest f;
-  for (const auto& [k, v] : r.ext_fields) f.ext_fields.emplace_back(k, v);
+  r.ForEachField([&f](std::string_view k, std::string_view v) {
+    f.ext_fields.emplace_back(k, v);
+    return true;
+  });
   f.body = std::string(r.body.owned_text());
   return f;
 }

@@ -128,7 +128,10 @@ void RemotingChannel::CallForAnswer(protocol::RemotingCommand request, ClientRep
                  ClientAnswer a;
                  a.code = answer->code;
                  a.remark = answer->remark;
-                 for (const auto& [k, v] : answer->ext_fields) a.ext_fields.emplace_back(k, v);
+                 answer->ForEachField([&a](std::string_view k, std::string_view v) {
+                   a.ext_fields.emplace_back(k, v);
+                   return true;
+                 });
                  a.body = std::string(answer->body.owned_text());
                  done(std::move(a));
                });

@@ -14,7 +14,6 @@ namespace {
 RemotingCommand BuildSendResponse(const RemotingCommand& request, SendResult&& result) {
   RemotingCommand resp = ReplyTo(request, result.verdict);
   if (!result.stored()) return resp;
-  resp.ext_fields.Reserve(7, 256);  // the fields below (~150 bytes): one allocation each
   protocol::SendMessageResponseHeader h;
   h.msg_id = std::move(result.msg_id);
   h.queue_id = result.queue_id;

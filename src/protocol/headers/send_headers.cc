@@ -92,6 +92,11 @@ Result<SendMessageResponseHeader> SendMessageResponseHeader::Decode(const Remoti
 }
 
 void SendMessageResponseHeader::EncodeTo(RemotingCommand& cmd) const {
+  // By position (SendReplyFields, in this order), not in ext_fields' name index: the
+  // broker's most frequent answer. Room for the values at most, in one allocation.
+  auto size_of = [](const std::optional<std::string>& s) { return s ? s->size() : 0; };
+  cmd.send_reply.Reserve(size_of(transaction_id) + msg_id.size() + 11 + 20 +
+                         size_of(recall_handle) + size_of(msg_region) + 5);
   PutOptional(cmd, "transactionId", transaction_id);
   cmd.SetField("msgId", msg_id);
   cmd.SetIntField("queueId", queue_id);

@@ -1,0 +1,81 @@
+#include "protocol/fields_by_position.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+#include <new>
+
+namespace rocketstore::protocol {
+
+template <class Schema>
+void FieldsByPosition<Schema>::FreeBlock::operator()(Block* b) const {
+  b->~Block();
+  ::operator delete(b);
+}
+
+template <class Schema>
+typename FieldsByPosition<Schema>::BlockPtr FieldsByPosition<Schema>::NewBlock(size_t capacity,
+                                                                               const Block* from) {
+  void* raw = ::operator new(sizeof(Block) + capacity);
+  BlockPtr block(new (raw) Block());
+  block->capacity = capacity;
+  if (from != nullptr) {
+    block->fields = from->fields;
+    block->used = from->used;
+    std::memcpy(block->bytes(), from->bytes(), from->used);
+  }
+  return block;
+}
+
+template <class Schema>
+FieldsByPosition<Schema>::FieldsByPosition(const FieldsByPosition& other) {
+  *this = other;
+}
+
+template <class Schema>
+FieldsByPosition<Schema>& FieldsByPosition<Schema>::operator=(const FieldsByPosition& other) {
+  if (this == &other) return *this;
+  block_ = other.block_ == nullptr ? nullptr : NewBlock(other.block_->used, other.block_.get());
+  return *this;
+}
+
+template <class Schema>
+void FieldsByPosition<Schema>::Reserve(size_t bytes) {
+  if (block_ == nullptr) block_ = NewBlock(bytes, nullptr);
+}
+
+template <class Schema>
+bool FieldsByPosition<Schema>::Set(std::string_view name, std::string_view value) {
+  const int i = IndexOf(name);
+  if (i < 0 || block_ == nullptr) return false;
+  if (value.size() > block_->capacity - block_->used) {
+    block_ = NewBlock(std::max(2 * block_->capacity, block_->used + value.size()), block_.get());
+  }
+  // A repeated name: the new value goes after the old one (kept until the block goes).
+  Field& f = block_->fields[static_cast<size_t>(i)];
+  f.at = static_cast<uint32_t>(block_->used);
+  f.len = static_cast<uint32_t>(value.size());
+  if (!value.empty()) std::memcpy(block_->bytes() + block_->used, value.data(), value.size());
+  block_->used += value.size();
+  return true;
+}
+
+template <class Schema>
+bool FieldsByPosition<Schema>::SetInt(std::string_view name, int64_t value) {
+  char digits[24];
+  const auto r = std::to_chars(digits, digits + sizeof(digits), value);
+  return Set(name, std::string_view(digits, static_cast<size_t>(r.ptr - digits)));
+}
+
+template <class Schema>
+size_t FieldsByPosition<Schema>::size() const {
+  if (block_ == nullptr) return 0;
+  size_t n = 0;
+  for (const Field& f : block_->fields) n += f.len != kAbsent ? 1 : 0;
+  return n;
+}
+
+template class FieldsByPosition<SendV2Schema>;
+template class FieldsByPosition<SendReplySchema>;
+
+}  // namespace rocketstore::protocol
