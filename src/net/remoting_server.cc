@@ -183,15 +183,13 @@ void Connection::Enqueue(RemotingCommand cmd) {
   }
   Pending& p = *queue_.back();
   p.command = std::move(cmd);
-  auto frame = protocol::EncodeFrame(p.command);
-  if (!frame.ok()) {
+  if (Status s = protocol::EncodeFrameInto(p.command, &p.frame); !s.ok()) {
     RS_LOG_ERROR("net: dropped a reply reason=cannot_encode command=\"{}\" error=\"{}\"",
-                 p.command.DebugString(), frame.status().message());
+                 p.command.DebugString(), s.message());
     Recycle(std::move(queue_.back()));
     queue_.pop_back();
     return;
   }
-  p.frame = std::move(frame).value();
   queued_bytes_ += p.frame.size();
   if (queued_bytes_ > server_->options_.max_write_queue_bytes) {
     RS_LOG_WARN("net: closing connection remote={} reason=slow_client queued_bytes={}", remote_,
@@ -214,7 +212,12 @@ void Connection::Recycle(std::unique_ptr<Pending> p) {
   constexpr size_t kMaxSpare = 64;
   if (spare_.size() >= kMaxSpare) return;
   p->command = protocol::RemotingCommand();  // its buffers go now, not when reused
-  p->frame = protocol::EncodedFrame();
+  // The frame's buffers are kept for the next reply (EncodeFrameInto reuses them) unless
+  // this one was large.
+  constexpr size_t kMaxKeptHead = 4096;
+  if (p->frame.head.capacity() > kMaxKeptHead) p->frame = protocol::EncodedFrame();
+  p->frame.head.clear();
+  p->frame.body_parts.clear();
   spare_.push_back(std::move(p));
 }
 

@@ -92,16 +92,17 @@ std::vector<uint8_t> EncodedFrame::Flatten() const {
   return out;
 }
 
-Result<EncodedFrame> EncodeFrame(const RemotingCommand& command, const Limits& limits) {
-  EncodedFrame frame;
-  frame.head.reserve(512);  // most headers fit: one allocation
-  frame.head.resize(kFrameHeaderPrefixSize);
+Status EncodeFrameInto(const RemotingCommand& command, EncodedFrame* frame, const Limits& limits) {
+  std::vector<uint8_t>& head = frame->head;
+  head.clear();
+  head.reserve(512);  // most headers fit: one allocation (none for a reused frame)
+  head.resize(kFrameHeaderPrefixSize);
   if (command.serialize_type == SerializeType::kJson) {
-    internal::EncodeJsonHeader(command, &frame.head);
+    internal::EncodeJsonHeader(command, &head);
   } else {
-    RS_RETURN_IF_ERROR(internal::EncodeBinaryHeader(command, &frame.head));
+    RS_RETURN_IF_ERROR(internal::EncodeBinaryHeader(command, &head));
   }
-  const size_t header_length = frame.head.size() - kFrameHeaderPrefixSize;
+  const size_t header_length = head.size() - kFrameHeaderPrefixSize;
   if (header_length > kMaxHeaderLength) {
     return ResourceExhausted("encoded header of " + std::to_string(header_length) +
                              " bytes does not fit 24 bits");
@@ -112,11 +113,21 @@ Result<EncodedFrame> EncodeFrame(const RemotingCommand& command, const Limits& l
                              " exceeds the limit of " + std::to_string(MaxFrameLength(limits)) +
                              " bytes");
   }
-  EncodeFixed32BE(frame.head.data(), static_cast<uint32_t>(length));
+  EncodeFixed32BE(head.data(), static_cast<uint32_t>(length));
   EncodeFixed32BE(
-      frame.head.data() + kLengthFieldSize,
+      head.data() + kLengthFieldSize,
       (static_cast<uint32_t>(command.serialize_type) << 24) | static_cast<uint32_t>(header_length));
-  frame.body_parts = command.body.Parts();
+  frame->body_parts.clear();
+  if (!command.body.owned().empty()) frame->body_parts.emplace_back(command.body.owned());
+  for (const auto& part : command.body.external_parts()) {
+    if (!part.empty()) frame->body_parts.push_back(part);
+  }
+  return Status::OK();
+}
+
+Result<EncodedFrame> EncodeFrame(const RemotingCommand& command, const Limits& limits) {
+  EncodedFrame frame;
+  RS_RETURN_IF_ERROR(EncodeFrameInto(command, &frame, limits));
   return frame;
 }
 

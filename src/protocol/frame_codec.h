@@ -126,5 +126,9 @@ struct EncodedFrame {
 // cannot represent a code or version outside int16 or a name longer than 32767 bytes
 // (kInvalidArgument). Only limits.max_frame_length is consulted.
 Result<EncodedFrame> EncodeFrame(const RemotingCommand& command, const Limits& limits = Limits());
+// The same into `frame`, whose buffers' capacity is reused (a writer encoding reply after
+// reply into recycled frames allocates nothing). On error `frame` holds nothing useful.
+Status EncodeFrameInto(const RemotingCommand& command, EncodedFrame* frame,
+                       const Limits& limits = Limits());
 
 }  // namespace rocketstore::protocol

@@ -299,6 +299,27 @@ TEST(FrameCodecTest, ResponseAndOnewayFlagsSurvive) {
 
 // ---- Body as a gather list ------------------------------------------------------------------
 
+// EncodeFrameInto reuses a frame: what it leaves is the frame EncodeFrame gives, whatever
+// the frame held before (a longer header, more body parts, a binary header).
+TEST(FrameCodecTest, EncodeIntoAReusedFrameGivesTheSameFrame) {
+  RemotingCommand big = MakeRequest(1000);
+  big.serialize_type = SerializeType::kRocketMq;
+  for (int i = 0; i < 50; ++i) big.SetField("name" + std::to_string(i), std::string(40, 'v'));
+  static const std::vector<uint8_t> kPart(100, 7);
+  big.body.Assign("owned");
+  big.body.AppendExternal(kPart);
+  big.body.AppendExternal(kPart);
+  RemotingCommand small = MakeResponse(big, 0);
+  small.serialize_type = SerializeType::kJson;
+  small.SetField("k", "v");
+  EncodedFrame frame;
+  ASSERT_TRUE(EncodeFrameInto(big, &frame).ok());
+  EXPECT_EQ(frame.Flatten(), MustEncode(big));
+  ASSERT_TRUE(EncodeFrameInto(small, &frame).ok());
+  EXPECT_EQ(frame.Flatten(), MustEncode(small));
+  EXPECT_TRUE(frame.body_parts.empty());
+}
+
 TEST(FrameCodecTest, ExternalBodyPartsAreNotCopied) {
   auto records = std::make_shared<Bytes>(Bytes(300, 0xAB));
   RemotingCommand request = MakeRequest(RequestCode::kPullMessage);
