@@ -166,9 +166,7 @@ void Connection::Send(RemotingCommand command) {
     Enqueue(std::move(command));
     return;
   }
-  asio::post(strand_, [self = shared_from_this(), cmd = std::move(command)]() mutable {
-    self->Enqueue(std::move(cmd));
-  });
+  server_->SendFromOutside(shared_from_this(), std::move(command));
 }
 
 void Connection::Enqueue(RemotingCommand cmd) {
@@ -387,6 +385,35 @@ void RemotingServer::Dispatch(const ConnectionPtr& conn, RemotingCommand& cmd) {
   if (response.has_value()) conn->SendResponse(cmd, std::move(*response));
 }
 
+void RemotingServer::SendFromOutside(ConnectionPtr conn, RemotingCommand command) {
+  if (options_.threads > 1) {
+    // Several io threads: the connection's strand serialises it with its other work.
+    asio::post(conn->strand_,
+               [conn, cmd = std::move(command)]() mutable { conn->Enqueue(std::move(cmd)); });
+    return;
+  }
+  bool first;
+  {
+    std::lock_guard lock(outbox_mu_);
+    first = outbox_.empty();
+    outbox_.emplace_back(std::move(conn), std::move(command));
+  }
+  if (first) asio::post(io_, [this] { DrainOutbox(); });
+}
+
+void RemotingServer::DrainOutbox() {
+  std::vector<Outgoing> batch = std::move(outbox_spare_);  // empty, with its capacity
+  {
+    std::lock_guard lock(outbox_mu_);
+    batch.swap(outbox_);
+  }
+  // The one io thread runs this handler: no strand's handler runs meanwhile, so each
+  // connection is handed its commands directly.
+  for (auto& [conn, command] : batch) conn->Enqueue(std::move(command));
+  batch.clear();
+  outbox_spare_ = std::move(batch);
+}
+
 void RemotingServer::Remove(const ConnectionPtr& conn) {
   {
     std::lock_guard lock(mu_);
@@ -425,6 +452,10 @@ void RemotingServer::Stop() {
   {
     std::lock_guard lock(mu_);
     conns_.clear();
+  }
+  {
+    std::lock_guard lock(outbox_mu_);
+    outbox_.clear();  // for connections closed above: nothing to write to
   }
 }
 

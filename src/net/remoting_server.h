@@ -192,6 +192,13 @@ class RemotingServer {
   void DoAccept();
   void Dispatch(const ConnectionPtr& conn, protocol::RemotingCommand& cmd);
   void Remove(const ConnectionPtr& conn);
+  // Connection::Send from a thread that is not running the connection's strand (e.g. a
+  // SYNC_FLUSH answer from the group commit). With one io thread the commands queue in
+  // outbox_ and one posted handler (one wake of the io thread) hands a whole batch to
+  // their connections, instead of a post, a handler allocation and a strand hand-off per
+  // command. With several io threads each goes through its connection's strand.
+  void SendFromOutside(ConnectionPtr conn, protocol::RemotingCommand command);
+  void DrainOutbox();  // on the io thread
 
   ServerOptions options_;
   asio::io_context io_;
@@ -202,6 +209,10 @@ class RemotingServer {
   mutable std::mutex mu_;
   std::unordered_map<uint64_t, ConnectionPtr> conns_;
   std::vector<std::thread> threads_;
+  using Outgoing = std::pair<ConnectionPtr, protocol::RemotingCommand>;
+  std::mutex outbox_mu_;
+  std::vector<Outgoing> outbox_;        // guarded by outbox_mu_
+  std::vector<Outgoing> outbox_spare_;  // the io thread's: a drained batch's capacity
   std::atomic<uint64_t> next_id_{1};
   uint16_t port_ = 0;
   bool started_ = false;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <mutex>
 #include <thread>
 
 #include "net/remoting_client.h"
@@ -187,6 +188,59 @@ TEST_F(ServerTest, ManyIdleConnectionsDoNotStopService) {
   ASSERT_TRUE(resp.ok());
   EXPECT_EQ(resp->code, 0);
   for (int fd : fds) ::close(fd);
+}
+
+// Answers from other threads (as SYNC_FLUSH answers come from the group commit) reach
+// their connections whole and once each, whichever thread sends them and however many
+// queue up together before the io thread hands them over.
+TEST_F(ServerTest, AnswersFromOtherThreadsReachTheirConnections) {
+  std::mutex mu;
+  std::vector<std::pair<ConnectionPtr, RemotingCommand>> pending;
+  server_->RegisterHandler(
+      1004, [&](const ConnectionPtr& c, RemotingCommand& r) -> std::optional<RemotingCommand> {
+        std::lock_guard lock(mu);
+        pending.emplace_back(c, r);
+        return std::nullopt;
+      });
+  constexpr int kConnections = 6, kPerConnection = 40;
+  std::atomic<bool> done{false};
+  std::vector<std::thread> answerers;
+  for (int t = 0; t < 3; ++t) {
+    answerers.emplace_back([&] {
+      while (!done) {
+        std::vector<std::pair<ConnectionPtr, RemotingCommand>> batch;
+        {
+          std::lock_guard lock(mu);
+          batch.swap(pending);
+        }
+        for (auto& [c, r] : batch) {
+          RemotingCommand resp = protocol::MakeResponse(r, 0);
+          resp.SetField("v", std::string(r.FindField("v").value_or("")));
+          c->SendResponse(r, std::move(resp));
+        }
+        std::this_thread::yield();
+      }
+    });
+  }
+  std::vector<std::thread> clients;
+  std::atomic<int> answered{0};
+  for (int i = 0; i < kConnections; ++i) {
+    clients.emplace_back([&, i] {
+      RemotingClient c;
+      if (!c.Connect(addr_).ok()) return;
+      for (int k = 0; k < kPerConnection; ++k) {
+        RemotingCommand req = protocol::MakeRequest(1004);
+        const std::string v = std::to_string(i) + "/" + std::to_string(k);
+        req.SetField("v", v);
+        auto resp = c.Invoke(req);
+        if (resp.ok() && resp->FindField("v") == std::optional<std::string_view>(v)) ++answered;
+      }
+    });
+  }
+  for (auto& t : clients) t.join();
+  done = true;
+  for (auto& t : answerers) t.join();
+  EXPECT_EQ(answered.load(), kConnections * kPerConnection);
 }
 
 // Replies are written inline while the socket takes them, and the rest asynchronously once
