@@ -43,8 +43,12 @@ Connection::Connection(asio::ip::tcp::socket socket, RemotingServer* server, uin
     }
   }
   socket_.set_option(asio::ip::tcp::no_delay(true), ec);
-  // For DoWrite's inline write_some (asynchronous operations do not depend on it).
+  // For DoWrite's inline write_some (asynchronous operations do not depend on it). If the
+  // socket cannot be made non-blocking, every write goes by async_write: an inline write
+  // could block the io thread.
+  ec.clear();
   socket_.non_blocking(true, ec);
+  inline_writes_ = !ec;
 }
 
 Connection::~Connection() = default;
@@ -259,17 +263,20 @@ void Connection::DoWrite() {
     // nearly always, the batch is out in this one sendmsg, and no asynchronous operation,
     // completion post or strand hand-off is paid for it. What the kernel does not take
     // goes out by async_write once the socket is writable.
-    asio::error_code ec;
-    const size_t sent = socket_.write_some(write_gather_, ec);
-    if (ec && ec != asio::error::would_block && ec != asio::error::try_again) {
-      CloseOnStrand();
-      return;
+    if (inline_writes_) {
+      asio::error_code ec;
+      const size_t sent = socket_.write_some(write_gather_, ec);
+      if (ec && ec != asio::error::would_block && ec != asio::error::try_again &&
+          ec != asio::error::interrupted) {
+        CloseOnStrand();
+        return;
+      }
+      if (!ec && sent == total) {
+        RecycleWritten();
+        continue;
+      }
+      SkipWritten(ec ? 0 : sent);
     }
-    if (!ec && sent == total) {
-      RecycleWritten();
-      continue;
-    }
-    SkipWritten(ec ? 0 : sent);
     asio::async_write(socket_, write_gather_,
                       asio::bind_executor(
                           strand_, [self = shared_from_this()](const asio::error_code& ec, size_t) {
@@ -408,8 +415,17 @@ void RemotingServer::DrainOutbox() {
     batch.swap(outbox_);
   }
   // The one io thread runs this handler: no strand's handler runs meanwhile, so each
-  // connection is handed its commands directly.
-  for (auto& [conn, command] : batch) conn->Enqueue(std::move(command));
+  // connection is handed its commands directly, as a batch (in_batch_): one write per
+  // connection however many of its answers the batch holds.
+  for (auto& [conn, command] : batch) {
+    conn->in_batch_ = true;
+    conn->Enqueue(std::move(command));
+  }
+  for (auto& [conn, command] : batch) {
+    if (!conn->in_batch_) continue;  // its write is done (a connection may repeat)
+    conn->in_batch_ = false;
+    if (!conn->writing_) conn->DoWrite();
+  }
   batch.clear();
   outbox_spare_ = std::move(batch);
 }

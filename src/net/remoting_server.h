@@ -154,6 +154,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::vector<WritePiece> write_pieces_;
   std::vector<uint8_t> write_buf_;
   std::vector<asio::const_buffer> write_gather_;
+  bool inline_writes_ = true;  // the socket is non-blocking: DoWrite tries write_some first
   std::atomic<bool> closed_{false};
   int64_t last_read_ms_ = 0;
   std::function<void(protocol::RemotingCommand)> response_hook_;
@@ -183,6 +184,8 @@ class RemotingServer {
   Status Start();
   void Stop();
   uint16_t port() const { return port_; }
+  // For posting work to the io thread(s). Only the server's own threads run it (the
+  // outbox's batches rely on that).
   asio::io_context& io_context() { return io_; }
   size_t connection_count() const;
   const ServerOptions& options() const { return options_; }
@@ -196,7 +199,8 @@ class RemotingServer {
   // SYNC_FLUSH answer from the group commit). With one io thread the commands queue in
   // outbox_ and one posted handler (one wake of the io thread) hands a whole batch to
   // their connections, instead of a post, a handler allocation and a strand hand-off per
-  // command. With several io threads each goes through its connection's strand.
+  // command. With several io threads each goes through its connection's strand. (So no
+  // thread but the server's own may run io_context(); posting to it is fine.)
   void SendFromOutside(ConnectionPtr conn, protocol::RemotingCommand command);
   void DrainOutbox();  // on the io thread
 

@@ -48,15 +48,21 @@ template <class Schema>
 bool FieldsByPosition<Schema>::Set(std::string_view name, std::string_view value) {
   const int i = IndexOf(name);
   if (i < 0 || block_ == nullptr) return false;
-  if (value.size() > block_->capacity - block_->used) {
-    block_ = NewBlock(std::max(2 * block_->capacity, block_->used + value.size()), block_.get());
-  }
   // A repeated name: the new value goes after the old one (kept until the block goes).
-  Field& f = block_->fields[static_cast<size_t>(i)];
-  f.at = static_cast<uint32_t>(block_->used);
+  // Past the room, into a larger block; `value` may be a view of this block, so it is
+  // copied before the old block is freed.
+  BlockPtr grown;
+  Block* into = block_.get();
+  if (value.size() > block_->capacity - block_->used) {
+    grown = NewBlock(std::max(2 * block_->capacity, block_->used + value.size()), block_.get());
+    into = grown.get();
+  }
+  Field& f = into->fields[static_cast<size_t>(i)];
+  f.at = static_cast<uint32_t>(into->used);
   f.len = static_cast<uint32_t>(value.size());
-  if (!value.empty()) std::memcpy(block_->bytes() + block_->used, value.data(), value.size());
-  block_->used += value.size();
+  if (!value.empty()) std::memcpy(into->bytes() + into->used, value.data(), value.size());
+  into->used += value.size();
+  if (grown != nullptr) block_ = std::move(grown);
   return true;
 }
 

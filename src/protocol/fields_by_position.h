@@ -10,7 +10,9 @@
 //                    to every send answer, filled by SendMessageResponseHeader::EncodeTo.
 // RemotingCommand holds one of each (unused: one null pointer each, so moving a command
 // costs nothing more). Its FindField, Get* readers and SetField see them and ext_fields
-// as one header, and the encoders write them (RemotingCommand::ForEachField).
+// as one header, and the encoders write them (RemotingCommand::ForEachField) — but
+// EncodeFrame refuses a command with send_v2 used: the decoder dropped any name outside
+// "a" .. "n", so its header would go out without them.
 //
 // Storage: an array of (offset, length) per schema name, then the values' bytes, in one
 // block. A repeated name keeps its last value (the old bytes stay until the block goes),

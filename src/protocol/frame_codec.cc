@@ -95,6 +95,13 @@ std::vector<uint8_t> EncodedFrame::Flatten() const {
 Status EncodeFrameInto(const RemotingCommand& command, EncodedFrame* frame, const Limits& limits) {
   std::vector<uint8_t>& head = frame->head;
   head.clear();
+  frame->body_parts.clear();
+  if (command.send_v2.used()) {
+    // Decoded by position, it lost any name outside "a" .. "n": refuse rather than send
+    // a header without them (nothing re-encodes a decoded send request).
+    return FailedPrecondition(
+        "cannot encode a command whose send fields were decoded by position (SendV2Fields)");
+  }
   head.reserve(512);  // most headers fit: one allocation (none for a reused frame)
   head.resize(kFrameHeaderPrefixSize);
   if (command.serialize_type == SerializeType::kJson) {
@@ -117,7 +124,6 @@ Status EncodeFrameInto(const RemotingCommand& command, EncodedFrame* frame, cons
   EncodeFixed32BE(
       head.data() + kLengthFieldSize,
       (static_cast<uint32_t>(command.serialize_type) << 24) | static_cast<uint32_t>(header_length));
-  frame->body_parts.clear();
   if (!command.body.owned().empty()) frame->body_parts.emplace_back(command.body.owned());
   for (const auto& part : command.body.external_parts()) {
     if (!part.empty()) frame->body_parts.push_back(part);

@@ -83,7 +83,8 @@ struct Limits {
   uint32_t max_json_depth = 32;          // JSON nesting (values of ignored keys); <= 128
   // Not a bound: requests with SEND_MESSAGE_V2's one-letter field names whose JSON header
   // has fastjson's exact shape get their fields in RemotingCommand::send_v2 instead of
-  // ext_fields (see SendV2Fields). Off by default; the broker's server turns it on.
+  // ext_fields (protocol/fields_by_position.h). Off by default; the broker's server turns
+  // it on. EncodeFrame refuses such a command (names outside "a" .. "n" were dropped).
   bool send_fields_by_position = false;
 };
 

@@ -14,7 +14,9 @@
 //   remark          optional text (error message of a response). nullopt = absent.
 //   ext_fields      the custom header: name → value, all strings on the wire. Kept in
 //                   insertion order so encoded frames are deterministic; no RocketMQ client
-//                   depends on the order (JSON objects / Java HashMap).
+//                   depends on the order (JSON objects / Java HashMap). A send request's
+//                   or answer's fields may be held by position instead (send_v2,
+//                   send_reply): read with FindField / ForEachField, not ext_fields alone.
 //   serialize_type  header encoding the command arrived in / is to be written in.
 //
 // Header-field accessors follow Java's decodeCommandCustomHeader (§A.2 step 5): ints are

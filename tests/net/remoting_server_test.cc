@@ -45,6 +45,13 @@ class ServerTest : public ::testing::Test {
           oneway_seen_++;
           return protocol::MakeResponse(r, 0);
         });
+    // Answered by whoever takes it from deferred_.
+    server_->RegisterHandler(
+        1004, [this](const ConnectionPtr& c, RemotingCommand& r) -> std::optional<RemotingCommand> {
+          std::lock_guard lock(deferred_mu_);
+          deferred_.emplace_back(c, r);
+          return std::nullopt;
+        });
     // A reply of field "n" bytes, each the request's opaque mod 251.
     server_->RegisterHandler(
         1003, [](const ConnectionPtr&, RemotingCommand& r) -> std::optional<RemotingCommand> {
@@ -64,6 +71,8 @@ class ServerTest : public ::testing::Test {
   std::string addr_;
   std::vector<std::thread> later_;
   std::atomic<int> oneway_seen_{0};
+  std::mutex deferred_mu_;
+  std::vector<std::pair<ConnectionPtr, RemotingCommand>> deferred_;
 };
 
 TEST_F(ServerTest, EchoAndUnknownCode) {
@@ -194,14 +203,8 @@ TEST_F(ServerTest, ManyIdleConnectionsDoNotStopService) {
 // their connections whole and once each, whichever thread sends them and however many
 // queue up together before the io thread hands them over.
 TEST_F(ServerTest, AnswersFromOtherThreadsReachTheirConnections) {
-  std::mutex mu;
-  std::vector<std::pair<ConnectionPtr, RemotingCommand>> pending;
-  server_->RegisterHandler(
-      1004, [&](const ConnectionPtr& c, RemotingCommand& r) -> std::optional<RemotingCommand> {
-        std::lock_guard lock(mu);
-        pending.emplace_back(c, r);
-        return std::nullopt;
-      });
+  std::mutex& mu = deferred_mu_;
+  std::vector<std::pair<ConnectionPtr, RemotingCommand>>& pending = deferred_;
   constexpr int kConnections = 6, kPerConnection = 40;
   std::atomic<bool> done{false};
   std::vector<std::thread> answerers;
@@ -241,6 +244,40 @@ TEST_F(ServerTest, AnswersFromOtherThreadsReachTheirConnections) {
   done = true;
   for (auto& t : answerers) t.join();
   EXPECT_EQ(answered.load(), kConnections * kPerConnection);
+}
+
+// Answers sent from another thread while the client goes away and the server stops: no
+// crash, no hang, nothing used after it is gone (ASan and TSan run this too).
+TEST_F(ServerTest, AnswersFromOtherThreadsWhileTheServerStops) {
+  std::atomic<bool> stop{false};
+  std::thread answerer([&] {
+    while (!stop) {
+      std::vector<std::pair<ConnectionPtr, RemotingCommand>> batch;
+      {
+        std::lock_guard lock(deferred_mu_);
+        batch.swap(deferred_);
+      }
+      for (auto& [c, r] : batch) {
+        for (int i = 0; i < 20; ++i) c->SendResponse(r, protocol::MakeResponse(r, 0));
+      }
+      std::this_thread::yield();
+    }
+  });
+  {
+    RemotingClient c;
+    ASSERT_TRUE(c.Connect(addr_).ok());
+    for (int i = 0; i < 50; ++i) {
+      RemotingCommand req = protocol::MakeRequest(1004);
+      req.opaque = 100 + i;
+      ASSERT_TRUE(c.SendRaw(protocol::EncodeFrame(req)->Flatten()).ok());
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }  // the client closes with answers still coming
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  server_->Stop();
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  stop = true;
+  answerer.join();
 }
 
 // Replies are written inline while the socket takes them, and the rest asynchronously once
