@@ -94,18 +94,7 @@ class FastjsonHeaderReader {
   }
 
   // From `q`, the first byte that is not plain printable ASCII (or end_).
-  const char* SkipPlain(const char* q) const {
-    while (end_ - q >= 8) {
-      uint64_t word;
-      std::memcpy(&word, q, sizeof(word));
-      if (const uint64_t special = JsonSpecialBytes(word); special != 0) {
-        return q + std::countr_zero(special) / 8;  // little-endian
-      }
-      q += 8;
-    }
-    while (q != end_ && !IsJsonSpecialByte(static_cast<uint8_t>(*q))) ++q;
-    return q;
-  }
+  const char* SkipPlain(const char* q) const { return SkipJsonPlain(q, end_); }
 
   // A string of plain bytes only (no escape): a view into the text.
   bool Plain(std::string_view* out) {

@@ -9,6 +9,7 @@
 
 #include <bit>
 #include <cstdint>
+#include <cstring>
 
 namespace rocketstore::protocol::internal {
 
@@ -33,6 +34,21 @@ inline uint64_t JsonSpecialBytes(uint64_t word) {
 
 // Whether byte `b` is one JsonSpecialBytes marks.
 inline bool IsJsonSpecialByte(uint8_t b) { return b < 0x20 || b >= 0x80 || b == '"' || b == '\\'; }
+
+// The first byte in [p, end) that JsonSpecialBytes marks, or `end`: eight bytes at a time
+// while eight remain. (The readers' one scan for the end of a plain run.)
+inline const char* SkipJsonPlain(const char* p, const char* end) {
+  while (end - p >= 8) {
+    uint64_t word;
+    std::memcpy(&word, p, sizeof(word));
+    if (const uint64_t special = JsonSpecialBytes(word); special != 0) {
+      return p + std::countr_zero(special) / 8;  // little-endian
+    }
+    p += 8;
+  }
+  while (p != end && !IsJsonSpecialByte(static_cast<uint8_t>(*p))) ++p;
+  return p;
+}
 
 inline int HexDigit(char c) {
   if (c >= '0' && c <= '9') return c - '0';

@@ -158,24 +158,14 @@ class JsonSubsetScanner {
   // its opening quote. Without escapes the result points into the header; with them, into
   // `unescaped_`, valid until the next string is scanned (Object() moves an escaped key to
   // `unescaped_key_`, so a key stays valid until the next key).
-  // Runs of plain bytes are skipped eight at a time.
+  // Runs of plain bytes are skipped eight at a time (SkipJsonPlain).
   bool ScanString(std::string_view* out) {
     const char* const begin = p_ + 1;
     const char* q = begin;
     const char* run = begin;  // start of the plain bytes not yet copied to unescaped_
     bool escaped = false;
     while (true) {
-      // Jump to the next byte that is not plain, eight bytes at a time while they last.
-      while (end_ - q >= 8) {
-        uint64_t word;
-        std::memcpy(&word, q, sizeof(word));
-        const uint64_t special = JsonSpecialBytes(word);
-        if (special != 0) {
-          q += static_cast<unsigned>(std::countr_zero(special)) / 8;  // little-endian
-          break;
-        }
-        q += 8;
-      }
+      q = SkipJsonPlain(q, end_);  // to the next byte that is not plain
       if (q == end_) return Unsupported();
       const auto b = static_cast<uint8_t>(*q);
       if (b == '"') {
@@ -189,10 +179,7 @@ class JsonSubsetScanner {
         return true;
       }
       if (b < 0x20 || b >= 0x80) return Unsupported();
-      if (b != '\\') {
-        ++q;
-        continue;
-      }
+      // A backslash: SkipJsonPlain stops at nothing else.
       if (!escaped) {
         unescaped_.assign(begin, q);
         escaped = true;
