@@ -1,7 +1,6 @@
 #include "protocol/fields_by_position.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cstring>
 #include <new>
 
@@ -64,13 +63,6 @@ bool FieldsByPosition<Schema>::Set(std::string_view name, std::string_view value
   into->used += value.size();
   if (grown != nullptr) block_ = std::move(grown);
   return true;
-}
-
-template <class Schema>
-bool FieldsByPosition<Schema>::SetInt(std::string_view name, int64_t value) {
-  char digits[24];
-  const auto r = std::to_chars(digits, digits + sizeof(digits), value);
-  return Set(name, std::string_view(digits, static_cast<size_t>(r.ptr - digits)));
 }
 
 template <class Schema>

@@ -51,7 +51,6 @@ class FieldsByPosition {
   // False, setting nothing, when `name` is not one of the schema's names or before
   // Reserve. Values past the room reserved move the block to a larger one.
   [[nodiscard]] bool Set(std::string_view name, std::string_view value);
-  [[nodiscard]] bool SetInt(std::string_view name, int64_t value);  // base 10
   std::optional<std::string_view> Find(std::string_view name) const {
     const int i = IndexOf(name);
     if (block_ == nullptr || i < 0) return std::nullopt;
