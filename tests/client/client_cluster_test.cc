@@ -23,6 +23,7 @@
 #include "client/transport.h"
 #include "client_fixture.h"
 #include "namesrv/name_server.h"
+#include "testing/small_store.h"
 #include "testing/status_matchers.h"
 #include "testing/temp_dir.h"
 
@@ -54,11 +55,7 @@ class TwoBrokerTest : public ::testing::Test {
     bo.namesrv_addrs = {namesrv_addr()};
     bo.cluster_name = "TestCluster";
     bo.broker_name = name;
-    bo.store.root_dir = dir_.path() + "/" + name;
-    bo.store.commit_log_segment_size = 4 << 20;
-    bo.store.index_hash_slot_num = 1000;
-    bo.store.index_num = 4000;
-    bo.store.consume_queue_units_per_file = 10000;
+    bo.store = rocketstore::testing::SmallStoreOptions(dir_.path() + "/" + name);
     bo.timer_precision_ms = 100;
     auto b = std::make_unique<broker::Broker>(bo);
     Status s = b->Start();

@@ -16,6 +16,7 @@
 #include "client/route.h"
 #include "client/transport.h"
 #include "namesrv/name_server.h"
+#include "testing/small_store.h"
 #include "testing/status_matchers.h"
 #include "testing/temp_dir.h"
 
@@ -45,11 +46,7 @@ class ClusterFixture : public ::testing::Test {
     bo.namesrv_addrs = {namesrv_addr()};
     bo.cluster_name = "TestCluster";
     bo.broker_name = "broker-a";
-    bo.store.root_dir = dir_.path() + "/store";
-    bo.store.commit_log_segment_size = 8 << 20;
-    bo.store.index_hash_slot_num = 1000;
-    bo.store.index_num = 4000;
-    bo.store.consume_queue_units_per_file = 10000;
+    bo.store = rocketstore::testing::SmallStoreOptions(dir_.path() + "/store", 8 << 20);
     broker_ = std::make_unique<broker::Broker>(bo);
     ASSERT_OK(broker_->Start());
   }

@@ -16,6 +16,7 @@
 #include "console_fixture.h"
 #include "io/fault_injection_file_system.h"
 #include "testing/serve_process.h"
+#include "testing/small_store.h"
 
 namespace rocketstore::console {
 namespace {
@@ -56,11 +57,7 @@ class ConsoleClusterTest : public ConsoleFixture {
     bo.server.port = 0;
     bo.namesrv_addrs = {NamesrvAddr()};
     bo.broker_name = name;
-    bo.store.root_dir = dir_.path() + "/store-" + name;
-    bo.store.commit_log_segment_size = 4 << 20;
-    bo.store.index_hash_slot_num = 1000;
-    bo.store.index_num = 4000;
-    bo.store.consume_queue_units_per_file = 10000;
+    bo.store = rocketstore::testing::SmallStoreOptions(dir_.path() + "/store-" + name);
     return bo;
   }
   void RegisterFake(const std::string& name, const std::string& addr) {

@@ -14,6 +14,7 @@
 #include "console/console_api.h"
 #include "console/rate_sampler.h"
 #include "namesrv/name_server.h"
+#include "testing/small_store.h"
 #include "testing/store_messages.h"
 #include "testing/temp_dir.h"
 
@@ -29,11 +30,7 @@ class ConsoleFixture : public ::testing::Test {
     broker::BrokerOptions bo;
     bo.server.port = 0;
     bo.namesrv_addrs = {"127.0.0.1:" + std::to_string(ns_->port())};
-    bo.store.root_dir = dir_.path() + "/store";
-    bo.store.commit_log_segment_size = 4 << 20;
-    bo.store.index_hash_slot_num = 1000;
-    bo.store.index_num = 4000;
-    bo.store.consume_queue_units_per_file = 10000;
+    bo.store = rocketstore::testing::SmallStoreOptions(dir_.path() + "/store");
     broker_ = std::make_unique<broker::Broker>(bo);
     ASSERT_TRUE(broker_->Start().ok());
     broker::TopicConfig t;
