@@ -36,6 +36,10 @@ class FastjsonHeaderReader {
  public:
   FastjsonHeaderReader(std::string_view text, const Limits& limits)
       : p_(text.data()), end_(text.data() + text.size()), limits_(limits) {}
+  ~FastjsonHeaderReader() {
+    // The scratch stays with the thread for the next header, unless one was huge.
+    if (unescaped_.capacity() > kKeptScratch) std::string().swap(unescaped_);
+  }
 
   // Whether the whole text has the shape; fills the out-parameters if so. The custom
   // header goes to `send_v2` for a send request's one-letter names when the limits ask
@@ -117,6 +121,8 @@ class FastjsonHeaderReader {
       p_ = q + 1;
       return true;
     }
+    // Room for the rest of the text at once: unescaping only shortens it.
+    unescaped_.reserve(static_cast<size_t>(end_ - begin));
     unescaped_.assign(begin, q);
     while (q != end_ && *q == '\\') {
       const int consumed = Unescape(q);
@@ -185,11 +191,18 @@ class FastjsonHeaderReader {
     }
   }
 
+  static constexpr size_t kKeptScratch = 64 * 1024;
   const char* p_;
   const char* const end_;
   const Limits& limits_;
-  std::string unescaped_;
+  // The unescaped string values: one buffer per thread, reused by every header it reads
+  // (a value is copied out before the next String), so steady-state decoding allocates
+  // nothing for it.
+  static thread_local std::string scratch_;
+  std::string& unescaped_ = scratch_;
 };
+
+thread_local std::string FastjsonHeaderReader::scratch_;
 
 }  // namespace
 

@@ -34,6 +34,18 @@ template <class Schema>
 class FieldsByPosition {
  public:
   static constexpr int kCount = static_cast<int>(Schema::kNames.size());
+  // The JSON encoder writes schema names without an escape check (ForEachFieldByKind).
+  static constexpr bool PlainNames() {
+    for (std::string_view name : Schema::kNames) {
+      for (char c : name) {
+        const bool plain =
+            (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+        if (!plain) return false;
+      }
+    }
+    return true;
+  }
+  static_assert(PlainNames(), "a schema name must be [A-Za-z0-9_]");
   // The schema's position of `name`, or -1 when it is not one of its names.
   static int IndexOf(std::string_view name) { return Schema::IndexOf(name); }
 

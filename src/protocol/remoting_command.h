@@ -230,11 +230,21 @@ struct RemotingCommand {
   // names held by position). f(name, value) -> bool (false stops); false when f stopped.
   template <class F>
   bool ForEachField(F&& f) const {
-    if (!send_v2.ForEach(f) || !send_reply.ForEach(f)) return false;
+    return ForEachFieldByKind(
+        [&f](std::string_view name, std::string_view value, bool) { return f(name, value); });
+  }
+  // The same, with f(name, value, schema_name): schema_name when the name is one of a
+  // FieldsByPosition schema's (plain ASCII: the JSON encoder writes it without a check).
+  template <class F>
+  bool ForEachFieldByKind(F&& f) const {
+    auto schema = [&f](std::string_view name, std::string_view value) {
+      return f(name, value, true);
+    };
+    if (!send_v2.ForEach(schema) || !send_reply.ForEach(schema)) return false;
     const bool by_position = send_v2.used() || send_reply.used();
     for (const auto& [name, value] : ext_fields) {
       if (by_position && HeldByPosition(name)) continue;
-      if (!f(name, value)) return false;
+      if (!f(name, value, false)) return false;
     }
     return true;
   }

@@ -158,7 +158,7 @@ class JsonSubsetScanner {
   // its opening quote. Without escapes the result points into the header; with them, into
   // `unescaped_`, valid until the next string is scanned (Object() moves an escaped key to
   // `unescaped_key_`, so a key stays valid until the next key).
-  // Runs of plain bytes are skipped eight at a time (SkipJsonPlain).
+  // Runs of plain bytes are skipped sixteen or eight at a time (SkipJsonPlain).
   bool ScanString(std::string_view* out) {
     const char* const begin = p_ + 1;
     const char* q = begin;
