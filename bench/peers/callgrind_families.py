@@ -28,7 +28,7 @@ FAMILIES = [
      r"protocol::ExtFields::|RemotingCommand::(Get|Set|Find|Require)\w*\(|"
      r"protocol::\(anonymous namespace\)::ToInt\w*\(|protocol::ParseJava\w*\("),
     ("send header -> SendRequest (OnSend)",
-     r"SendMessageRequestHeader::Decode|RemotingFrontend::OnSend\("),
+     r"SendMessageRequest(Header|View)::Decode|RemotingFrontend::OnSend\("),
     ("response build + encode",
      r"BuildSendResponse|SendService::BuildResult|protocol::EncodeFrame\(|EncodeJsonHeader|"
      r"AppendJson\w*\(|EncodeOffsetMsgId|SendMessageResponseHeader|"

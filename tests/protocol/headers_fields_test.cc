@@ -59,6 +59,59 @@ TEST(HeaderFieldsTest, SendRequestErrorsNameTheWireField) {
        "maxReconsumeTimes"});
 }
 
+// The broker's send path decodes SendV2's fields held by position (send_v2, as the frame
+// decoder leaves them): the same values, and the same errors, as from the map.
+RemotingCommand SendV2ByPosition(std::string_view without = "") {
+  RemotingCommand by_position;
+  by_position.code = SendV2().code;
+  by_position.send_v2.Reserve(64);
+  SendV2().ForEachField([&](std::string_view name, std::string_view value) {
+    if (name != without) {
+      EXPECT_TRUE(by_position.send_v2.Set(name, value));
+    }
+    return true;
+  });
+  return by_position;
+}
+
+TEST(HeaderFieldsTest, SendRequestByPositionReadsAndFailsAsTheMap) {
+  const RemotingCommand by_position = SendV2ByPosition();
+  ASSERT_TRUE(by_position.ext_fields.empty());
+  EXPECT_TRUE(MustDecode<SendMessageRequestHeader>(by_position) ==
+              MustDecode<SendMessageRequestHeader>(SendV2()));
+  auto view = SendMessageRequestView::Decode(by_position);
+  ASSERT_TRUE(view.ok()) << view.status().ToString();
+  EXPECT_EQ(view->topic, "t");
+  EXPECT_EQ(view->born_timestamp, 1700000000000);
+  EXPECT_EQ(view->properties, "TAGS\x01x");
+  EXPECT_EQ(view->broker_name, "b");
+  for (std::string_view name : {"a", "b", "c", "d", "e", "f", "g", "h"}) {
+    const auto h = SendMessageRequestHeader::Decode(SendV2ByPosition(name));
+    ASSERT_FALSE(h.ok()) << name;
+    EXPECT_EQ(h.status().message(), "the custom field <" + std::string(name) + "> is null");
+  }
+  for (std::string_view name : {"d", "e", "f", "g", "h", "j", "l"}) {
+    for (std::string_view bad : {"", "1x", "+", " 1", "99999999999999999999"}) {
+      RemotingCommand cmd = SendV2ByPosition();
+      cmd.SetField(name, bad);
+      ASSERT_TRUE(cmd.ext_fields.empty());
+      RemotingCommand map = SendV2();
+      map.SetField(name, bad);
+      const auto h = SendMessageRequestView::Decode(cmd);
+      ASSERT_FALSE(h.ok()) << name << "=" << bad;
+      EXPECT_EQ(h.status().message(), SendMessageRequestHeader::Decode(map).status().message());
+    }
+  }
+  // An int field past int32 is an error; a long one takes it.
+  RemotingCommand wide = SendV2ByPosition();
+  wide.SetField("e", "2147483648");
+  EXPECT_EQ(SendMessageRequestView::Decode(wide).status().message(),
+            "the custom field <e> is not a valid int: \"2147483648\"");
+  wide = SendV2ByPosition();
+  wide.SetField("g", "-9223372036854775808");
+  EXPECT_EQ(SendMessageRequestView::Decode(wide)->born_timestamp, INT64_MIN);
+}
+
 TEST(HeaderFieldsTest, SendRequestFirstErrorInDeclarationOrder) {
   RemotingCommand cmd = SendV2();
   cmd.SetField("d", "x");                  // malformed

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -50,6 +51,17 @@ class TopicConfigManager final : public ConfigManager {
       : ConfigManager(fs, clock, std::move(path)) {}
 
   std::optional<TopicConfig> Find(std::string_view topic) const;
+  // f(config) under the lock, without copying the config (the send path reads a few of
+  // its fields per message); false, not calling f, when the topic is unknown. f must not
+  // call back into the manager.
+  template <class F>
+  bool Visit(std::string_view topic, F&& f) const {
+    std::lock_guard lock(mu_);
+    auto it = topics_.find(topic);
+    if (it == topics_.end()) return false;
+    f(it->second);
+    return true;
+  }
   // All topics, by name.
   std::vector<TopicConfig> List() const;
   // How many there are (without copying them: the metrics scrape).

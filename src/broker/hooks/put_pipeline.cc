@@ -1,5 +1,7 @@
 #include "broker/hooks/put_pipeline.h"
 
+#include <array>
+
 namespace rocketstore::broker {
 
 DraftMessage::DraftMessage(const DraftMessage& other) { *this = other; }
@@ -23,6 +25,29 @@ DraftMessage& DraftMessage::operator=(const DraftMessage& other) {
   body_ = other.body_;
   index_valid_ = false;  // the copy's views would point into `other`'s strings
   return *this;
+}
+
+bool DraftMessage::SetPropertiesInHashMapOrder(std::span<const format::PropertyEntry> entries,
+                                               size_t peak) {
+  std::array<format::PropertyEntry, format::PropertyIndex::kInline> written;
+  if (entries.size() > written.size()) return false;
+  std::string out;
+  if (!format::AppendInHashMapOrder(entries, peak, format::PropertiesFormat{}, &out,
+                                    std::span(written.data(), entries.size()))) {
+    return false;
+  }
+  // Moving a short string copies its bytes: the index is re-pointed by offset.
+  const char* const before = out.data();
+  properties_storage_ = std::move(out);
+  properties_ = properties_storage_;
+  const char* const after = properties_storage_.data();
+  for (format::PropertyEntry& e : std::span(written.data(), entries.size())) {
+    e.name = std::string_view(after + (e.name.data() - before), e.name.size());
+    e.value = std::string_view(after + (e.value.data() - before), e.value.size());
+  }
+  index_.Assign(std::span(written.data(), entries.size()));
+  index_valid_ = true;
+  return true;
 }
 
 format::PropertiesBuilder DraftMessage::PropertyMap() const {

@@ -51,6 +51,11 @@ class DraftMessage {
     properties_ = properties_storage_;
     index_valid_ = false;
   }
+  // Sets the properties to the string format::AppendInHashMapOrder writes for `entries`
+  // and `peak` (4.9.8's format), indexed as it is written: the hooks' lookups need no
+  // parse. False, leaving the draft unchanged, when that function declines. `entries`
+  // must not view this draft's own properties.
+  bool SetPropertiesInHashMapOrder(std::span<const format::PropertyEntry> entries, size_t peak);
   // Views: the caller keeps the bytes alive until the put was handed to the store.
   void ViewTopic(std::string_view topic) { topic_ = topic; }
   void ViewProperties(std::string_view properties) {

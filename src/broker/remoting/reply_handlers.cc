@@ -54,12 +54,13 @@ void LogFailures(const ReplyResult& result, const std::string& topic) {
 }  // namespace
 
 RemotingFrontend::Reply RemotingFrontend::OnSendReply(const Conn& conn, Cmd& r) {
-  auto h = protocol::SendMessageRequestHeader::Decode(r);
+  // Views into r's header, valid during Reply (which copies what it keeps).
+  auto h = protocol::SendMessageRequestView::Decode(r);
   if (!h.ok()) return protocol::MakeSystemErrorResponse(r, h.status());
   SendRequest req;
-  req.producer_group = std::move(h->producer_group);
-  req.topic = std::move(h->topic);
-  req.default_topic = std::move(h->default_topic);
+  req.producer_group = h->producer_group;
+  req.topic = h->topic;
+  req.default_topic = h->default_topic;
   req.default_topic_queue_nums = h->default_topic_queue_nums;
   req.queue_id = h->queue_id;
   req.sys_flag = h->sys_flag;
@@ -67,16 +68,16 @@ RemotingFrontend::Reply RemotingFrontend::OnSendReply(const Conn& conn, Cmd& r) 
   req.reconsume_times = h->reconsume_times.value_or(0);
   req.unit_mode = h->unit_mode;
   req.max_reconsume_times = h->max_reconsume_times;
-  const SendEntry entry{h->flag, r.body.owned_text(),
-                        h->properties ? std::string_view(*h->properties) : std::string_view()};
+  const SendEntry entry{h->flag, r.body.owned_text(), h->properties.value_or(std::string_view())};
   req.messages = std::span<const SendEntry>(&entry, 1);
   // Answered once the requester took the reply (or did not) and it is stored: from the
   // requester's io thread, the timeout runner, the flush thread, or right here.
-  s_.reply->Reply(ContextOf(conn, r), req,
-                  [conn, stub = RequestStub(r), topic = req.topic](ReplyResult result) {
-                    LogFailures(result, topic);
-                    conn->SendResponse(stub, BuildReplyResponse(stub, std::move(result)));
-                  });
+  s_.reply->Reply(
+      ContextOf(conn, r), req,
+      [conn, stub = RequestStub(r), topic = std::string(req.topic)](ReplyResult result) {
+        LogFailures(result, topic);
+        conn->SendResponse(stub, BuildReplyResponse(stub, std::move(result)));
+      });
   return std::nullopt;
 }
 

@@ -29,12 +29,13 @@ RemotingCommand BuildSendResponse(const RemotingCommand& request, SendResult&& r
 }  // namespace
 
 RemotingFrontend::Reply RemotingFrontend::OnSend(const Conn& conn, Cmd& r) {
-  auto h = protocol::SendMessageRequestHeader::Decode(r);
+  // Views into r's header: r outlives the send (the store copies what it keeps).
+  auto h = protocol::SendMessageRequestView::Decode(r);
   if (!h.ok()) return protocol::MakeSystemErrorResponse(r, h.status());
   SendRequest req;
-  req.producer_group = std::move(h->producer_group);
-  req.topic = std::move(h->topic);
-  req.default_topic = std::move(h->default_topic);
+  req.producer_group = h->producer_group;
+  req.topic = h->topic;
+  req.default_topic = h->default_topic;
   req.default_topic_queue_nums = h->default_topic_queue_nums;
   req.queue_id = h->queue_id;
   req.sys_flag = h->sys_flag;
@@ -60,8 +61,7 @@ RemotingFrontend::Reply RemotingFrontend::OnSend(const Conn& conn, Cmd& r) {
     }
     req.messages = batch;
   } else {
-    single = SendEntry{h->flag, body,
-                       h->properties ? std::string_view(*h->properties) : std::string_view()};
+    single = SendEntry{h->flag, body, h->properties.value_or(std::string_view())};
     req.messages = std::span<const SendEntry>(&single, 1);
   }
 

@@ -9,9 +9,9 @@ namespace rocketstore::broker {
 // One reply between its check and its answer: owns what the request's views pointed at.
 struct ReplyService::Pending {
   RequestContext context;
-  SendRequest request;  // request.messages -> &entry
+  SendRequest request;  // its views -> the strings below, request.messages -> &entry
   SendEntry entry;
-  std::string body, properties;
+  std::string producer_group, topic, default_topic, body, properties;
   Callback done;
   ReplyResult result;
 };
@@ -60,6 +60,12 @@ void ReplyService::Reply(const RequestContext& context, const SendRequest& reque
   auto p = std::make_shared<Pending>();
   p->context = context;
   p->request = request;
+  p->producer_group = std::string(request.producer_group);
+  p->topic = std::string(request.topic);
+  p->default_topic = std::string(request.default_topic);
+  p->request.producer_group = p->producer_group;
+  p->request.topic = p->topic;
+  p->request.default_topic = p->default_topic;
   p->body = std::string(request.messages[0].body);
   p->properties = std::string(request.messages[0].properties);
   p->entry = SendEntry{request.messages[0].flag, p->body, p->properties};

@@ -55,9 +55,9 @@ bool WaitOf(const SendRequest& request) {
 }
 }  // namespace
 
-std::string SendService::BrokerProperties(const format::PropertyIndex& producer,
-                                          std::string_view producer_text, std::string_view uniq,
-                                          bool add_uniq) const {
+void SendService::SetBrokerProperties(const format::PropertyIndex& producer,
+                                      std::string_view producer_text, std::string_view uniq,
+                                      bool add_uniq, DraftMessage* draft) const {
   // As 4.9.8's SendMessageProcessor: string2messageProperties into a HashMap, CLUSTER put,
   // then WAIT removed (so the map held CLUSTER and WAIT at once), UNIQ_KEY put when
   // missing, messageProperties2String. The HashMap's order follows from the order of the
@@ -80,18 +80,14 @@ std::string SendService::BrokerProperties(const format::PropertyIndex& producer,
   if (fits) {
     if (!had_cluster) ordered[n++] = {format::kPropertyCluster, options_.cluster_name};
     if (add_uniq) ordered[n++] = {format::kPropertyUniqKey, uniq};
-    std::string out;
     const size_t peak = std::max(producer.size() + (had_cluster ? 0 : 1), n);
-    if (format::AppendInHashMapOrder(std::span(ordered.data(), n), peak, format::PropertiesFormat{},
-                                     &out)) {
-      return out;
-    }
+    if (draft->SetPropertiesInHashMapOrder(std::span(ordered.data(), n), peak)) return;
   }
   format::PropertiesBuilder b = format::PropertiesBuilder::FromString(producer_text);
   b.Put(format::kPropertyCluster, options_.cluster_name);
   b.Remove(format::kPropertyWait);
   if (add_uniq) b.Put(format::kPropertyUniqKey, uniq);
-  return b.Build();
+  draft->SetProperties(b.Build());
 }
 
 bool SendService::AnswersLater(const SendRequest& request) const {
@@ -113,15 +109,22 @@ Verdict SendService::CheckTopic(std::string_view topic) {
 }
 
 Verdict SendService::ResolveTopic(const SendRequest& request, Resolved* out) {
-  const std::string& topic = request.topic;
-  auto config = topics_.Find(topic);
-  if (!config) {
+  const std::string_view topic = request.topic;
+  // What the send needs of the config, read in place.
+  struct Facts {
+    int32_t read_queue_nums = 0, write_queue_nums = 0, perm = 0;
+    bool order = false, multi_tag = false;
+  } facts;
+  auto read = [&facts](const TopicConfig& c) {
+    facts = {c.read_queue_nums, c.write_queue_nums, c.perm, c.order, c.filter_type == "MULTI_TAG"};
+  };
+  if (!topics_.Visit(topic, read)) {
+    std::optional<TopicConfig> config;
     if (topic.starts_with(kRetryGroupTopicPrefix)) {
       // As a send-back creates it: the group's retryQueueNums queues, RW.
-      const auto group =
-          options_.groups
-              ? options_.groups->Find(std::string_view(topic).substr(kRetryGroupTopicPrefix.size()))
-              : std::nullopt;
+      const auto group = options_.groups
+                             ? options_.groups->Find(topic.substr(kRetryGroupTopicPrefix.size()))
+                             : std::nullopt;
       config = topics_.EnsureSystemTopic(topic, group ? std::max(1, group->retry_queue_nums) : 1);
     } else if (auto_create_topic_.load(std::memory_order_relaxed)) {
       config = topics_.CreateFromTemplate(topic, request.default_topic,
@@ -129,30 +132,33 @@ Verdict SendService::ResolveTopic(const SendRequest& request, Resolved* out) {
     }
     if (!config) {
       return Verdict::Error(Outcome::kTopicNotExist,
-                            "topic[" + topic + "] not exist, apply first please!");
+                            "topic[" + std::string(topic) + "] not exist, apply first please!");
     }
+    read(*config);
     if (on_topic_created_) on_topic_created_();
   }
-  if (config->order && options_.permission != nullptr && !options_.permission->writable()) {
+  if (facts.order && options_.permission != nullptr && !options_.permission->writable()) {
     return options_.permission->SendingForbidden();
   }
-  if ((config->perm & kPermWrite) == 0) {
-    return Verdict::Error(Outcome::kNoPermission, "the topic[" + topic + "] sending is forbidden");
+  if ((facts.perm & kPermWrite) == 0) {
+    return Verdict::Error(Outcome::kNoPermission,
+                          "the topic[" + std::string(topic) + "] sending is forbidden");
   }
   int32_t queue_id = request.queue_id;
-  if (queue_id >= std::max(config->write_queue_nums, config->read_queue_nums)) {
-    return Verdict::Error(Outcome::kInvalidArgument, "request queueId[" + std::to_string(queue_id) +
-                                                         "] is illegal, topic " + topic + " has " +
-                                                         std::to_string(config->write_queue_nums) +
-                                                         " write queues");
+  if (queue_id >= std::max(facts.write_queue_nums, facts.read_queue_nums)) {
+    return Verdict::Error(Outcome::kInvalidArgument,
+                          "request queueId[" + std::to_string(queue_id) + "] is illegal, topic " +
+                              std::string(topic) + " has " +
+                              std::to_string(facts.write_queue_nums) + " write queues");
   }
   if (queue_id < 0) {
     static thread_local std::mt19937 rng(std::random_device{}());
     queue_id =
-        static_cast<int32_t>(rng() % static_cast<uint32_t>(std::max(1, config->write_queue_nums)));
+        static_cast<int32_t>(rng() % static_cast<uint32_t>(std::max(1, facts.write_queue_nums)));
   }
-  out->config = std::move(*config);
   out->queue_id = queue_id;
+  out->order = facts.order;
+  out->multi_tag = facts.multi_tag;
   return Verdict::Ok();
 }
 
@@ -172,7 +178,7 @@ std::optional<SendResult> SendService::Send(const RequestContext& context,
   if (Verdict v = ResolveTopic(request, &resolved); !v.ok()) return refuse(std::move(v));
 
   int32_t sys_flag = request.sys_flag;
-  if (resolved.config.filter_type == "MULTI_TAG") sys_flag |= 0x2;
+  if (resolved.multi_tag) sys_flag |= 0x2;
   // A single message's properties, parsed once for everything below.
   format::PropertyIndex producer_props;
   if (!request.batch) producer_props.Parse(request.messages[0].properties);
@@ -203,7 +209,7 @@ std::optional<SendResult> SendService::Send(const RequestContext& context,
         producer_props.Find(format::kPropertyUniqKey);
     uniq = producer_uniq ? std::string(*producer_uniq) : RandomHex32();
     if (auto w = producer_props.Find(format::kPropertyWait)) d.wait_in_map = std::string(*w);
-    d.SetProperties(BrokerProperties(producer_props, e.properties, uniq, !producer_uniq));
+    SetBrokerProperties(producer_props, e.properties, uniq, !producer_uniq, &d);
   }
   PutContext put_context;
   put_context.request = &context;
@@ -247,8 +253,8 @@ std::optional<SendResult> SendService::Send(const RequestContext& context,
   const MessageType type = stored_topic == kTransHalfTopic ? MessageType::kTransaction
                            : stored_topic == kScheduleTopic || stored_topic == kTimerTopic
                                ? MessageType::kDelay
-                           : resolved.config.order ? MessageType::kFifo
-                                                   : MessageType::kNormal;
+                           : resolved.order ? MessageType::kFifo
+                                            : MessageType::kNormal;
   const bool is_timer = stored_topic == kTimerTopic;  // filed by the timer index
   if (!store_.PutWaitsForFlush(wait)) {
     PutMessageResult put =

@@ -46,10 +46,12 @@ struct SendEntry {
   std::string_view properties;
 };
 
+// Its strings are views, as the messages are: the caller keeps the bytes alive until Send
+// returns (the send path copies none of them out of the request's frame).
 struct SendRequest {
-  std::string producer_group;
-  std::string topic;
-  std::string default_topic = "TBW102";
+  std::string_view producer_group;
+  std::string_view topic;
+  std::string_view default_topic = "TBW102";
   int32_t default_topic_queue_nums = 4;
   int32_t queue_id = -1;  // < 0: the broker picks one
   int32_t sys_flag = 0;
@@ -115,17 +117,18 @@ class SendService {
   // id (picked when the request's is negative). Send does it again; a reply resolves
   // first because it is checked before it is pushed (ReplyService).
   struct Resolved {
-    TopicConfig config;
     int32_t queue_id = 0;
+    bool order = false;      // the topic's config is an order topic
+    bool multi_tag = false;  // its filter type is MULTI_TAG
   };
   Verdict ResolveTopic(const SendRequest& request, Resolved* out);
 
  private:
-  // The stored properties of a single message: the producer's (parsed in `producer`, the
-  // text in `producer_text`) with the broker's changes, byte-identical to a Java broker's.
-  std::string BrokerProperties(const format::PropertyIndex& producer,
-                               std::string_view producer_text, std::string_view uniq,
-                               bool add_uniq) const;
+  // Sets `draft`'s properties to a single message's stored ones: the producer's (parsed in
+  // `producer`, the text in `producer_text`) with the broker's changes, byte-identical to a
+  // Java broker's.
+  void SetBrokerProperties(const format::PropertyIndex& producer, std::string_view producer_text,
+                           std::string_view uniq, bool add_uniq, DraftMessage* draft) const;
   // `uniq` becomes the result's transaction id (moved, not copied).
   // Counts a stored put in options_.stats (when set).
   void Count(std::string_view topic, MessageType type, bool timer,

@@ -37,9 +37,9 @@ bool SendMessageRequestHeader::UsesShortNames(int32_t code) {
          code == ToInt(RequestCode::kSendReplyMessageV2);
 }
 
-Result<SendMessageRequestHeader> SendMessageRequestHeader::Decode(const RemotingCommand& cmd) {
-  const int v = UsesShortNames(cmd.code) ? 1 : 0;
-  SendMessageRequestHeader h;
+Result<SendMessageRequestView> SendMessageRequestView::Decode(const RemotingCommand& cmd) {
+  const int v = SendMessageRequestHeader::UsesShortNames(cmd.code) ? 1 : 0;
+  SendMessageRequestView h;
   FieldReader r(cmd);
   r.Required(kSend.producer_group[v], &h.producer_group);
   r.Required(kSend.topic[v], &h.topic);
@@ -56,6 +56,30 @@ Result<SendMessageRequestHeader> SendMessageRequestHeader::Decode(const Remoting
   r.OrKeep(kSend.batch[v], &h.batch);
   r.Optional(kSend.broker_name[v], &h.broker_name);
   if (!r.status().ok()) return r.status();
+  return h;
+}
+
+Result<SendMessageRequestHeader> SendMessageRequestHeader::Decode(const RemotingCommand& cmd) {
+  auto v = SendMessageRequestView::Decode(cmd);
+  if (!v.ok()) return v.status();
+  auto copy = [](std::optional<std::string_view> s) {
+    return s ? std::optional<std::string>(*s) : std::nullopt;
+  };
+  SendMessageRequestHeader h;
+  h.producer_group = std::string(v->producer_group);
+  h.topic = std::string(v->topic);
+  h.default_topic = std::string(v->default_topic);
+  h.default_topic_queue_nums = v->default_topic_queue_nums;
+  h.queue_id = v->queue_id;
+  h.sys_flag = v->sys_flag;
+  h.born_timestamp = v->born_timestamp;
+  h.flag = v->flag;
+  h.properties = copy(v->properties);
+  h.reconsume_times = v->reconsume_times;
+  h.unit_mode = v->unit_mode;
+  h.max_reconsume_times = v->max_reconsume_times;
+  h.batch = v->batch;
+  h.broker_name = copy(v->broker_name);
   return h;
 }
 

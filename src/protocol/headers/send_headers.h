@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "base/result.h"
 #include "protocol/remoting_command.h"
@@ -60,6 +61,28 @@ struct SendMessageRequestHeader {
   // Picks the names by cmd.code (UsesShortNames).
   static Result<SendMessageRequestHeader> Decode(const RemotingCommand& cmd);
   void EncodeTo(RemotingCommand& cmd, bool v2) const;
+};
+
+// The same fields as views into the command's header (its ext fields or send_v2), for
+// the send path, which copies none of them: valid while the command lives and its fields
+// are unchanged. Decode is SendMessageRequestHeader's (same names, same errors).
+struct SendMessageRequestView {
+  std::string_view producer_group;
+  std::string_view topic;
+  std::string_view default_topic;
+  int32_t default_topic_queue_nums = 0;
+  int32_t queue_id = 0;
+  int32_t sys_flag = 0;
+  int64_t born_timestamp = 0;
+  int32_t flag = 0;
+  std::optional<std::string_view> properties;
+  std::optional<int32_t> reconsume_times;
+  bool unit_mode = false;
+  std::optional<int32_t> max_reconsume_times;
+  bool batch = false;
+  std::optional<std::string_view> broker_name;
+
+  static Result<SendMessageRequestView> Decode(const RemotingCommand& cmd);
 };
 
 struct SendMessageResponseHeader {

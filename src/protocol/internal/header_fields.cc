@@ -1,5 +1,7 @@
 #include "protocol/internal/header_fields.h"
 
+#include <limits>
+
 namespace rocketstore::protocol::internal {
 
 namespace {
@@ -12,73 +14,108 @@ bool ParseJavaBool(std::string_view text) {
          lower(text[3]) == 'e';
 }
 
-// Stores `r`'s value in `*out` or its error in `*status`.
-template <typename T, typename U>
-void Take(Result<T> r, U* out, Status* status) {
-  if (r.ok()) {
-    *out = *r;
+}  // namespace
+
+void FieldReader::Int32(std::string_view name, std::string_view text, int32_t* out) {
+  const std::optional<int64_t> v = ParseJavaLong(text);
+  if (v && *v >= std::numeric_limits<int32_t>::min() && *v <= std::numeric_limits<int32_t>::max()) {
+    *out = static_cast<int32_t>(*v);
   } else {
-    *status = r.status();
+    status_ = cmd_.GetInt32(name).status();
   }
 }
 
-}  // namespace
+void FieldReader::Int64(std::string_view name, std::string_view text, int64_t* out) {
+  if (const std::optional<int64_t> v = ParseJavaLong(text)) {
+    *out = *v;
+  } else {
+    status_ = cmd_.GetInt(name).status();
+  }
+}
 
 void FieldReader::Required(std::string_view name, std::string* out) {
+  std::string_view v;
+  Required(name, &v);
+  if (status_.ok()) out->assign(v);
+}
+
+void FieldReader::Required(std::string_view name, std::string_view* out) {
   if (!status_.ok()) return;
-  Result<std::string_view> v = cmd_.GetString(name);
-  if (v.ok()) {
-    out->assign(*v);
+  if (const std::optional<std::string_view> v = Find(name)) {
+    *out = *v;
   } else {
-    status_ = v.status();
+    status_ = cmd_.RequireFields({name});
   }
 }
 
 void FieldReader::Required(std::string_view name, int32_t* out) {
-  if (status_.ok()) Take(cmd_.GetInt32(name), out, &status_);
+  if (!status_.ok()) return;
+  if (const std::optional<std::string_view> v = Find(name)) {
+    Int32(name, *v, out);
+  } else {
+    status_ = cmd_.RequireFields({name});
+  }
 }
 
 void FieldReader::Required(std::string_view name, int64_t* out) {
-  if (status_.ok()) Take(cmd_.GetInt(name), out, &status_);
+  if (!status_.ok()) return;
+  if (const std::optional<std::string_view> v = Find(name)) {
+    Int64(name, *v, out);
+  } else {
+    status_ = cmd_.RequireFields({name});
+  }
 }
 
 void FieldReader::Required(std::string_view name, bool* out) {
   if (!status_.ok()) return;
-  const std::optional<std::string_view> v = cmd_.FindField(name);
-  if (!v) {
+  if (const std::optional<std::string_view> v = Find(name)) {
+    *out = ParseJavaBool(*v);
+  } else {
     status_ = cmd_.RequireFields({name});
-    return;
   }
-  *out = ParseJavaBool(*v);
 }
 
 void FieldReader::Optional(std::string_view name, std::optional<std::string>* out) {
   if (!status_.ok()) return;
-  if (const std::optional<std::string_view> v = cmd_.FindField(name)) out->emplace(*v);
+  if (const std::optional<std::string_view> v = Find(name)) out->emplace(*v);
+}
+
+void FieldReader::Optional(std::string_view name, std::optional<std::string_view>* out) {
+  if (!status_.ok()) return;
+  *out = Find(name);
 }
 
 void FieldReader::Optional(std::string_view name, std::optional<int32_t>* out) {
-  if (!status_.ok() || !cmd_.FindField(name)) return;
-  Take(cmd_.GetInt32(name), out, &status_);
+  if (!status_.ok()) return;
+  if (const std::optional<std::string_view> v = Find(name)) {
+    int32_t n = 0;
+    Int32(name, *v, &n);
+    if (status_.ok()) *out = n;
+  }
 }
 
 void FieldReader::Optional(std::string_view name, std::optional<int64_t>* out) {
-  if (!status_.ok() || !cmd_.FindField(name)) return;
-  Take(cmd_.GetInt(name), out, &status_);
+  if (!status_.ok()) return;
+  if (const std::optional<std::string_view> v = Find(name)) {
+    int64_t n = 0;
+    Int64(name, *v, &n);
+    if (status_.ok()) *out = n;
+  }
 }
 
 void FieldReader::Optional(std::string_view name, std::optional<bool>* out) {
   if (!status_.ok()) return;
-  if (const std::optional<std::string_view> v = cmd_.FindField(name)) *out = ParseJavaBool(*v);
+  if (const std::optional<std::string_view> v = Find(name)) *out = ParseJavaBool(*v);
 }
 
 void FieldReader::OrKeep(std::string_view name, bool* out) {
   if (!status_.ok()) return;
-  if (const std::optional<std::string_view> v = cmd_.FindField(name)) *out = ParseJavaBool(*v);
+  if (const std::optional<std::string_view> v = Find(name)) *out = ParseJavaBool(*v);
 }
 
 void FieldReader::OrKeep(std::string_view name, int32_t* out) {
-  if (status_.ok()) Take(cmd_.GetInt32Or(name, *out), out, &status_);
+  if (!status_.ok()) return;
+  if (const std::optional<std::string_view> v = Find(name)) Int32(name, *v, out);
 }
 
 }  // namespace rocketstore::protocol::internal

@@ -25,15 +25,19 @@ namespace rocketstore::protocol::internal {
 
 class FieldReader {
  public:
-  explicit FieldReader(const RemotingCommand& cmd) : cmd_(cmd) {}
+  explicit FieldReader(const RemotingCommand& cmd)
+      : cmd_(cmd),
+        by_position_(cmd.send_v2.used() && !cmd.send_reply.used() && cmd.ext_fields.empty()) {}
 
   // Required fields (@CFNotNull).
   void Required(std::string_view name, std::string* out);
+  void Required(std::string_view name, std::string_view* out);  // a view into the command
   void Required(std::string_view name, int32_t* out);
   void Required(std::string_view name, int64_t* out);
   void Required(std::string_view name, bool* out);
   // Optional fields: nullopt when absent.
   void Optional(std::string_view name, std::optional<std::string>* out);
+  void Optional(std::string_view name, std::optional<std::string_view>* out);
   void Optional(std::string_view name, std::optional<int32_t>* out);
   void Optional(std::string_view name, std::optional<int64_t>* out);
   void Optional(std::string_view name, std::optional<bool>* out);
@@ -44,7 +48,18 @@ class FieldReader {
   const Status& status() const { return status_; }
 
  private:
+  // cmd_.FindField(name). A send request decoded by position has all its fields in
+  // send_v2: read there directly.
+  std::optional<std::string_view> Find(std::string_view name) const {
+    return by_position_ ? cmd_.send_v2.Find(name) : cmd_.FindField(name);
+  }
+  // A number that parses and fits goes to *out; otherwise the reason is cmd_.GetInt32 /
+  // GetInt's error, worded there (failures only take that path).
+  void Int32(std::string_view name, std::string_view text, int32_t* out);
+  void Int64(std::string_view name, std::string_view text, int64_t* out);
+
   const RemotingCommand& cmd_;
+  const bool by_position_;
   Status status_;
 };
 

@@ -221,6 +221,7 @@ std::string PropertiesBuilder::Build() const {
 
 void PropertyIndex::Parse(std::string_view props) {
   size_ = 0;
+  mask_ = 0;
   heap_.clear();
   std::unordered_map<std::string_view, size_t> index;  // only past kInline entries
   ForEachEntry(props, [&](std::string_view name, std::string_view value) {
@@ -232,9 +233,10 @@ void PropertyIndex::Parse(std::string_view props) {
         }
       }
       if (size_ < kInline) {
-        inline_[size_++] = PropertyEntry{name, value};
+        Add(PropertyEntry{name, value});
         return;
       }
+      mask_ = ~uint64_t{0};
       heap_.assign(inline_.begin(), inline_.end());
       for (size_t i = 0; i < heap_.size(); ++i) index.emplace(heap_[i].name, i);
     }
@@ -248,7 +250,15 @@ void PropertyIndex::Parse(std::string_view props) {
   });
 }
 
+void PropertyIndex::Assign(std::span<const PropertyEntry> entries) {
+  size_ = 0;
+  mask_ = 0;
+  heap_.clear();
+  for (const PropertyEntry& e : entries.first(std::min(entries.size(), kInline))) Add(e);
+}
+
 std::optional<std::string_view> PropertyIndex::Find(std::string_view name) const {
+  if ((mask_ & MaskBit(name)) == 0) return std::nullopt;
   for (const PropertyEntry& e : entries()) {
     if (e.name.size() == name.size() && e.name == name) return e.value;
   }
@@ -256,7 +266,8 @@ std::optional<std::string_view> PropertyIndex::Find(std::string_view name) const
 }
 
 bool AppendInHashMapOrder(std::span<const PropertyEntry> entries, size_t peak,
-                          PropertiesFormat format, std::string* out) {
+                          PropertiesFormat format, std::string* out,
+                          std::span<PropertyEntry> written_entries) {
   constexpr size_t kMax = PropertyIndex::kInline;
   if (entries.empty()) return true;
   if (entries.size() > kMax) return false;  // not worth a shortcut
@@ -295,9 +306,14 @@ bool AppendInHashMapOrder(std::span<const PropertyEntry> entries, size_t peak,
       if (b == next) {
         const PropertyEntry& e = entries[i];
         if (!e.name.empty()) std::memcpy(w, e.name.data(), e.name.size());
+        const char* name = w;
         w += e.name.size();
         *w++ = kNameValueSeparator;
         if (!e.value.empty()) std::memcpy(w, e.value.data(), e.value.size());
+        if (!written_entries.empty()) {
+          written_entries[written] = {std::string_view(name, e.name.size()),
+                                      std::string_view(w, e.value.size())};
+        }
         w += e.value.size();
         *w++ = kPropertySeparator;
         ++written;

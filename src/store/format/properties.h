@@ -202,6 +202,9 @@ class PropertyIndex {
   explicit PropertyIndex(std::string_view props) { Parse(props); }
   // Replaces the index with the entries of `props`.
   void Parse(std::string_view props);
+  // Replaces the index with `entries` (distinct names, at most kInline, in the order of the
+  // string they view): the index of a string just written, without parsing it again.
+  void Assign(std::span<const PropertyEntry> entries);
 
   // The value of `name`, or nullopt (= FindProperty(props, name)).
   std::optional<std::string_view> Find(std::string_view name) const;
@@ -213,9 +216,22 @@ class PropertyIndex {
   bool empty() const { return size_ == 0; }
 
  private:
+  // One bit per name present, chosen by its length and last byte: most lookups of an
+  // absent name (the hooks ask for several on every send) end at the mask.
+  static uint64_t MaskBit(std::string_view name) {
+    return name.empty()
+               ? 1
+               : uint64_t{1} << ((name.size() * 7 + static_cast<uint8_t>(name.back())) & 63);
+  }
+  void Add(const PropertyEntry& e) {
+    inline_[size_++] = e;
+    mask_ |= MaskBit(e.name);
+  }
+
   std::array<PropertyEntry, kInline> inline_{};
   std::vector<PropertyEntry> heap_;  // every entry, once there are more than kInline
   size_t size_ = 0;
+  uint64_t mask_ = 0;  // MaskBit of every name (all ones once on the heap)
 };
 
 // Appends to `out` the string messageProperties2String writes for a HashMap (of `format`)
@@ -225,9 +241,12 @@ class PropertyIndex {
 // the peak size decides) and in insertion order within a bucket. The exception is a bucket
 // reaching TREEIFY_THRESHOLD names while the table is below 64, which resizes early: then
 // nothing is appended and false is returned (use PropertiesBuilder, which models it); also
-// for more than PropertyIndex::kInline entries. No allocation but `out`'s.
+// for more than PropertyIndex::kInline entries. No allocation but `out`'s. When `written`
+// is given (room for entries.size()), it receives the entries in the order written, as
+// views into *out (valid while *out is neither changed nor moved).
 bool AppendInHashMapOrder(std::span<const PropertyEntry> entries, size_t peak,
-                          PropertiesFormat format, std::string* out);
+                          PropertiesFormat format, std::string* out,
+                          std::span<PropertyEntry> written = {});
 
 // All readable entries in first-occurrence order, duplicates resolved to the last value.
 // Views point into `props`.

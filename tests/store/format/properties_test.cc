@@ -376,6 +376,18 @@ TEST(PropertyIndexTest, FindsWhatFindPropertyFinds) {
   EXPECT_FALSE(empty.Find("KEYS"));
 }
 
+// Find's first test is a 64-bit mask of the names present (by length and last byte):
+// names that share a bit, or differ only elsewhere, are still told apart.
+TEST(PropertyIndexTest, NamesSharingAMaskBitAreToldApart) {
+  // Same length and last byte: "KEYS" / "TAGS" / "XXXS"; lengths 1 and 10 with the same
+  // last byte land 63 apart (7 * 9), i.e. not on the same bit, but every name is checked.
+  const std::string props = J498("KEYS=k;a=1;ABCDEFGHIa=2");
+  PropertyIndex idx(props);
+  for (std::string_view name : {"KEYS", "TAGS", "XXXS", "a", "ABCDEFGHIa", "b", "KEY", "KEYSS"}) {
+    EXPECT_EQ(idx.Find(name), FindProperty(props, name)) << name;
+  }
+}
+
 TEST(PropertyIndexTest, ManyEntriesAndDuplicatesPastTheInlineRoom) {
   std::string props;
   for (int round = 0; round < 2; ++round) {
@@ -436,9 +448,25 @@ TEST(AppendInHashMapOrderTest, MatchesPropertiesBuilderOnRandomSendPaths) {
     if (!idx.Find("UNIQ_KEY")) ordered.push_back({"UNIQ_KEY", "ABCDEF"});
     peak = std::max(peak, ordered.size());
     std::string out;
-    if (AppendInHashMapOrder(ordered, peak, format, &out)) {
+    std::vector<PropertyEntry> written(ordered.size());
+    if (AppendInHashMapOrder(ordered, peak, format, &out, written)) {
       ++shortcut;
       EXPECT_EQ(out, model.Build()) << "iteration " << iter;
+      // The entries as written index the output as a parse of it does (the send path's
+      // drafts take that index instead of parsing).
+      PropertyIndex assigned;
+      assigned.Assign(written);
+      const PropertyIndex parsed(out);
+      ASSERT_EQ(assigned.size(), parsed.size()) << "iteration " << iter;
+      for (size_t i = 0; i < parsed.size(); ++i) {
+        EXPECT_EQ(assigned.entries()[i].name, parsed.entries()[i].name);
+        EXPECT_EQ(assigned.entries()[i].value, parsed.entries()[i].value);
+        EXPECT_EQ(assigned.entries()[i].name.data(), parsed.entries()[i].name.data());
+      }
+      for (std::string_view name : pool) EXPECT_EQ(assigned.Find(name), parsed.Find(name));
+      for (std::string_view name : {"WAIT", "CLUSTER", "UNIQ_KEY", "", "X"}) {
+        EXPECT_EQ(assigned.Find(name), FindProperty(out, name)) << name;
+      }
     } else {
       ++fallback;
       EXPECT_TRUE(out.empty());
