@@ -254,7 +254,9 @@ void PropertyIndex::Assign(std::span<const PropertyEntry> entries) {
   size_ = 0;
   mask_ = 0;
   heap_.clear();
-  for (const PropertyEntry& e : entries.first(std::min(entries.size(), kInline))) Add(e);
+  for (const PropertyEntry& e : entries.first(std::min(entries.size(), kInline))) {
+    if (!e.name.empty() && !e.value.empty()) Add(e);  // what Parse can read back
+  }
 }
 
 std::optional<std::string_view> PropertyIndex::Find(std::string_view name) const {

@@ -204,6 +204,7 @@ class PropertyIndex {
   void Parse(std::string_view props);
   // Replaces the index with `entries` (distinct names, at most kInline, in the order of the
   // string they view): the index of a string just written, without parsing it again.
+  // An entry with an empty name or value is left out, as Parse cannot read it back.
   void Assign(std::span<const PropertyEntry> entries);
 
   // The value of `name`, or nullopt (= FindProperty(props, name)).

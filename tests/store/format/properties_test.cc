@@ -376,6 +376,21 @@ TEST(PropertyIndexTest, FindsWhatFindPropertyFinds) {
   EXPECT_FALSE(empty.Find("KEYS"));
 }
 
+// The index of a string just written holds what a parse of it reads: an entry with an
+// empty value (a broker whose cluster name is empty) is written but cannot be read back.
+TEST(PropertyIndexTest, AssignLeavesOutWhatParseCannotRead) {
+  const std::vector<PropertyEntry> entries = {{"CLUSTER", ""}, {"UNIQ_KEY", "u"}};
+  std::string out;
+  std::vector<PropertyEntry> written(entries.size());
+  ASSERT_TRUE(AppendInHashMapOrder(entries, 2, PropertiesFormat::RocketMq4_9_8(), &out, written));
+  PropertyIndex assigned;
+  assigned.Assign(written);
+  const PropertyIndex parsed(out);
+  EXPECT_EQ(assigned.size(), parsed.size());
+  EXPECT_EQ(assigned.Find("CLUSTER"), FindProperty(out, "CLUSTER"));
+  EXPECT_EQ(assigned.Find("UNIQ_KEY"), "u");
+}
+
 // Find's first test is a 64-bit mask of the names present (by length and last byte):
 // names that share a bit, or differ only elsewhere, are still told apart.
 TEST(PropertyIndexTest, NamesSharingAMaskBitAreToldApart) {
