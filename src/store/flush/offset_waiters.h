@@ -24,10 +24,9 @@
 
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <functional>
-#include <map>
 #include <mutex>
-#include <set>
 #include <utility>
 #include <vector>
 
@@ -63,23 +62,25 @@ class OffsetWaiters {
   struct Waiter {
     int64_t target;
     int64_t deadline_ms;
+    uint64_t id;  // registration number
     Callback done;
   };
-  using Key = std::pair<int64_t, uint64_t>;  // (target or deadline, registration number)
 
-  // REQUIRES: mu_. Removes waiter `id` from every index and returns it.
-  Waiter TakeLocked(uint64_t id);
   static size_t RunAll(std::vector<Waiter>& taken, const Status& outcome);
 
   const TimeoutStatus timeout_status_;
   mutable std::mutex mu_;
-  int64_t reached_;                     // GUARDED_BY(mu_)
-  Status error_;                        // GUARDED_BY(mu_), sticky
-  uint64_t next_id_ = 0;                // GUARDED_BY(mu_)
-  std::map<uint64_t, Waiter> waiters_;  // GUARDED_BY(mu_)
-  std::set<Key> by_target_;             // GUARDED_BY(mu_)
-  std::set<Key> by_deadline_;           // GUARDED_BY(mu_)
-  std::atomic<size_t> size_{0};         // waiters_.size()
+  int64_t reached_;       // GUARDED_BY(mu_)
+  Status error_;          // GUARDED_BY(mu_), sticky
+  uint64_t next_id_ = 0;  // GUARDED_BY(mu_)
+  // Every parked waiter in (target, id) order. Targets nearly always arrive rising (the
+  // durable offset a put waits for grows with the log), so a Wait appends and an Advance
+  // takes from the front: no node per waiter, as a tree would have.
+  std::deque<Waiter> by_target_;  // GUARDED_BY(mu_)
+  // At most every parked deadline: ExpireOverdue looks at the waiters only once `now`
+  // passes it (then it is made exact again).
+  int64_t earliest_deadline_ = INT64_MAX;  // GUARDED_BY(mu_)
+  std::atomic<size_t> size_{0};            // by_target_.size()
 };
 
 }  // namespace rocketstore

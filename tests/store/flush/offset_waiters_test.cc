@@ -126,5 +126,87 @@ TEST(OffsetWaitersTest, ACallbackMayWaitAgain) {
   EXPECT_EQ(done, (std::vector<int64_t>{10, 20, 30}));
 }
 
+// Random waits (targets mostly rising, some late; deadlines in any order), advances and
+// expiries against a model that keeps every waiter in a list: the same waiters run, in
+// the same order, with the same outcome.
+TEST(OffsetWaitersTest, MatchesAListModelOnRandomOperations) {
+  uint64_t seed = 0x9E3779B97F4A7C15ull;
+  auto next = [&seed](uint64_t n) {
+    seed ^= seed << 13;
+    seed ^= seed >> 7;
+    seed ^= seed << 17;
+    return static_cast<int64_t>(seed % n);
+  };
+  struct ModelWaiter {
+    int64_t target, deadline;
+    int id;
+  };
+  for (int run = 0; run < 50; ++run) {
+    OffsetWaiters w(Late);
+    std::vector<ModelWaiter> model;
+    int64_t reached = 0, head = 0;
+    std::vector<std::string> got, want;
+    for (int op = 0; op < 400; ++op) {
+      const int64_t kind = next(10);
+      if (kind < 6) {
+        head += next(3);
+        const int64_t target = next(5) == 0 ? head - next(20) : head;  // some arrive late
+        const int64_t deadline = 1000 + next(200);
+        const int id = op;
+        w.Wait(target, deadline, [&got, id](Status s) {
+          got.push_back(std::to_string(id) + ":" + std::string(StatusCodeName(s.code())));
+        });
+        if (target <= reached) {
+          want.push_back(std::to_string(id) + ":OK");
+        } else {
+          model.push_back({target, deadline, id});
+        }
+      } else if (kind < 8) {
+        const int64_t to = reached + next(10);
+        const size_t ran = w.Advance(to);
+        size_t expect = 0;
+        if (to > reached) {
+          reached = to;
+          std::stable_sort(model.begin(), model.end(),
+                           [](const ModelWaiter& a, const ModelWaiter& b) {
+                             return a.target != b.target ? a.target < b.target : a.id < b.id;
+                           });
+          std::vector<ModelWaiter> rest;
+          for (const ModelWaiter& m : model) {
+            if (m.target <= to) {
+              want.push_back(std::to_string(m.id) + ":OK");
+              ++expect;
+            } else {
+              rest.push_back(m);
+            }
+          }
+          model = rest;
+        }
+        EXPECT_EQ(ran, expect);
+      } else {
+        const int64_t now = 1000 + next(220);
+        std::stable_sort(model.begin(), model.end(),
+                         [](const ModelWaiter& a, const ModelWaiter& b) {
+                           return a.deadline != b.deadline ? a.deadline < b.deadline : a.id < b.id;
+                         });
+        std::vector<ModelWaiter> rest;
+        size_t expect = 0;
+        for (const ModelWaiter& m : model) {
+          if (m.deadline < now) {
+            want.push_back(std::to_string(m.id) + ":DeadlineExceeded");
+            ++expect;
+          } else {
+            rest.push_back(m);
+          }
+        }
+        model = rest;
+        EXPECT_EQ(w.ExpireOverdue(now), expect);
+      }
+      ASSERT_EQ(w.size(), model.size()) << "run " << run << " op " << op;
+    }
+    EXPECT_EQ(got, want) << "run " << run;
+  }
+}
+
 }  // namespace
 }  // namespace rocketstore
