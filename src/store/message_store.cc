@@ -317,10 +317,11 @@ int64_t MessageStore::DispatchBehindBytes() const {
 
 void MessageStore::StartServices() {
   if (options_.flush_disk_type == FlushDiskType::kSyncFlush) {
-    // The group-commit thread flushes while callbacks wait (and every 10 ms for puts that
-    // did not wait); the watcher times callbacks out even while a flush hangs.
+    // The group-commit thread flushes while callbacks wait (and every group_commit_idle_ms,
+    // 10 by default, for puts that did not wait); the watcher times callbacks out even while a
+    // flush hangs.
     flush_runner_ = std::make_unique<WakeableRunner>(
-        "group-commit", std::chrono::milliseconds(10),
+        "group-commit", std::chrono::milliseconds(options_.group_commit_idle_ms),
         [this] {
           // Callbacks registered during the flush need the next one at once.
           return group_commit_->RunOnce().ok() && group_commit_->HasPendingCallbacks();

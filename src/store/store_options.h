@@ -48,6 +48,9 @@ struct StoreOptions {
   size_t max_message_body_bytes = 4 << 20;                     // maxMessageSize
   FlushDiskType flush_disk_type = FlushDiskType::kAsyncFlush;  // flushDiskType
   int64_t sync_flush_timeout_ms = 5000;                        // syncFlushTimeout
+  // SYNC_FLUSH: how long the group commit sleeps with nothing to flush (every put that
+  // waits for its flush wakes it). Tests set it long to prove that they do.
+  int64_t group_commit_idle_ms = 10;
   // How SYNC_FLUSH makes data durable. fdatasync measured faster here (docs/durability.md).
   FlushMethod sync_flush_method = FlushMethod::kFdatasync;
   AsyncFlusher::Options async_flush;  // flushIntervalCommitLog etc.

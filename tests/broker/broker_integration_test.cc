@@ -78,7 +78,12 @@ class BrokerIntegrationTest : public ::testing::Test {
   void StartBroker(bool sync_flush = false, int in_memory_ratio = 40) {
     broker::BrokerOptions bo;
     bo.store.access_message_in_memory_max_ratio = in_memory_ratio;
-    if (sync_flush) bo.store.flush_disk_type = FlushDiskType::kSyncFlush;
+    if (sync_flush) {
+      bo.store.flush_disk_type = FlushDiskType::kSyncFlush;
+      // The group commit never wakes by itself within a test: a send that waits for its
+      // flush is answered only if it woke it.
+      bo.store.group_commit_idle_ms = 60000;
+    }
     bo.server.port = 0;
     bo.namesrv_addrs = {ns_addr_};
     bo.store.root_dir = dir_.path() + "/store";
