@@ -386,5 +386,64 @@ TEST_F(ServicesTest, ReputReadsAStoredMessageAndPutsItAgainThroughThePipeline) {
   EXPECT_EQ(store_->GetMaxOffsetInQueue("%RETRY%G", 0).value(), 1);
 }
 
+// SYNC_FLUSH: a send that waits (WAIT absent or true) is answered through `later` once its
+// group commit ran; one with WAIT=false is answered at once (AnswersLater is true for
+// both: the callback is built, and WAIT=false leaves it unused).
+TEST(SendServiceSyncFlushTest, WaitFalseIsAnsweredAtOnceAndAWaitingSendAfterItsFlush) {
+  FakeClock clock;
+  FaultInjectionFileSystem fs{clock};
+  StoreOptions o;
+  o.root_dir = "/store";
+  o.commit_log_segment_size = 1 << 20;
+  o.reserve_chunk_bytes = 4096;
+  o.prefault_window_bytes = 0;
+  o.consume_queue_units_per_file = 64;
+  o.index_hash_slot_num = 256;
+  o.index_num = 4096;
+  o.flush_disk_type = FlushDiskType::kSyncFlush;
+  o.start_background_services = false;
+  auto store = MessageStore::Open(o, fs, clock);
+  ASSERT_TRUE(store.ok()) << store.status();
+  TopicConfigManager topics{fs, clock, "/store/config/topics.json"};
+  TopicConfig t;
+  t.name = "T";
+  topics.Upsert(t);
+  PutPipeline pipeline;
+  SendService send(SendService::Options{}, **store, topics, pipeline, [] {});
+  RequestContext ctx;
+  auto request = [](const SendEntry& entry) {
+    SendRequest r;
+    r.producer_group = "P";
+    r.topic = "T";
+    r.queue_id = 0;
+    r.messages = std::span<const SendEntry>(&entry, 1);
+    return r;
+  };
+  int later_calls = 0;
+  std::optional<SendResult> later_result;
+  auto later = [&](SendResult r) {
+    ++later_calls;
+    later_result = std::move(r);
+  };
+
+  const SendEntry no_wait{0, "a",
+                          "WAIT\x01"
+                          "false\x02"};
+  EXPECT_TRUE(send.AnswersLater(request(no_wait)));
+  auto at_once = send.Send(ctx, request(no_wait), later);
+  ASSERT_TRUE(at_once.has_value());
+  EXPECT_TRUE(at_once->stored());
+  EXPECT_EQ(at_once->queue_offset, 0);
+
+  const SendEntry waits{0, "b", "WAIT\x01true\x02"};
+  EXPECT_FALSE(send.Send(ctx, request(waits), later).has_value());
+  EXPECT_EQ(later_calls, 0);  // not before its group commit
+  ASSERT_TRUE((*store)->RunFlushStep().ok());
+  ASSERT_EQ(later_calls, 1);
+  EXPECT_TRUE(later_result->stored());
+  EXPECT_EQ(later_result->queue_offset, 1);
+  EXPECT_EQ(later_calls, 1);  // the first send's callback was never used
+}
+
 }  // namespace
 }  // namespace rocketstore::broker

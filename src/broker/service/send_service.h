@@ -97,9 +97,9 @@ class SendService {
   SendService(Options options, MessageStore& store, TopicConfigManager& topics,
               const PutPipeline& pipeline, std::function<void()> on_topic_created);
 
-  // Whether Send may answer through `later` (SYNC_FLUSH and the message's WAIT is not
-  // "false"). When false, Send always returns the result and `later` may be empty — so the
-  // common path builds no callback.
+  // Whether Send may answer through `later` (SYNC_FLUSH; a message with WAIT=false is still
+  // answered at once). When false, Send always returns the result and `later` may be
+  // empty — so the ASYNC_FLUSH path builds no callback.
   bool AnswersLater(const SendRequest& request) const;
   // The result, when known at once (refusals, ASYNC_FLUSH, WAIT=false); otherwise
   // nullopt, and `later` runs exactly once with it — on the thread that finished the group
