@@ -69,7 +69,9 @@ void ForEachUtf16Unit(std::string_view s, F&& f) {
 
 }  // namespace
 
-int32_t JavaStringHash(std::string_view utf8) {
+int32_t JavaStringHash(std::string_view utf8) { return JavaStringHash(utf8, 0); }
+
+int32_t JavaStringHash(std::string_view utf8, int32_t seed) {
   // ASCII (topics, keys, tags almost always are) eight bytes at a time: each byte is one
   // UTF-16 unit, and h*31^8 + sum(c[k] * 31^(7-k)) is the same wrapping arithmetic as
   // eight steps of h = 31*h + c, with independent products instead of a chain.
@@ -77,7 +79,7 @@ int32_t JavaStringHash(std::string_view utf8) {
                      kP6 = kP5 * 31, kP7 = kP6 * 31, kP8 = kP7 * 31;
   const auto* p = reinterpret_cast<const uint8_t*>(utf8.data());
   size_t i = 0;
-  uint32_t h = 0;
+  auto h = static_cast<uint32_t>(seed);
   for (; i + 8 <= utf8.size(); i += 8) {
     uint64_t word;
     std::memcpy(&word, p + i, sizeof(word));

@@ -16,6 +16,11 @@
 namespace rocketstore {
 
 int32_t JavaStringHash(std::string_view utf8);
+// The hash continued from `seed`: JavaStringHash(p + utf8) when seed == JavaStringHash(p)
+// and p is empty or ends with an ASCII byte (no UTF-8 sequence spans the joint, so each
+// side decodes as it does alone). The index hashes `topic#key` this way without
+// building it (format::IndexKeySeed).
+int32_t JavaStringHash(std::string_view utf8, int32_t seed);
 
 // Number of UTF-16 units of `utf8`: Java's String.length(), which RocketMQ uses for
 // some limits (topic length, properties length in 4.9.8's checks).

@@ -182,6 +182,17 @@ inline int32_t IndexKeyHash(std::string_view full_key) {
   return h == std::numeric_limits<int32_t>::min() ? 0 : (h < 0 ? -h : h);
 }
 
+// The same for BuildIndexKey(topic, key), without building it: IndexKeyHashFrom(
+// IndexKeySeed(topic), key) == IndexKeyHash(BuildIndexKey(topic, key)) — the seed (the
+// hash of "topic#", which ends with an ASCII byte) once per record, then each key.
+inline int32_t IndexKeySeed(std::string_view topic) {
+  return JavaStringHash(std::string_view(&kIndexKeySeparator, 1), JavaStringHash(topic));
+}
+inline int32_t IndexKeyHashFrom(int32_t seed, std::string_view key) {
+  const int32_t h = JavaStringHash(key, seed);
+  return h == std::numeric_limits<int32_t>::min() ? 0 : (h < 0 ? -h : h);
+}
+
 inline int32_t IndexSlotOf(int32_t key_hash, int32_t hash_slot_num) {
   return key_hash % hash_slot_num;
 }

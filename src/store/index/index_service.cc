@@ -129,12 +129,9 @@ Result<std::shared_ptr<IndexFile>> IndexService::WritableFileLocked() {
   return f;
 }
 
-Status IndexService::PutKeyLocked(std::shared_ptr<IndexFile>* file, std::string_view key,
-                                  const DispatchRequest& request) {
-  key_buffer_.assign(request.topic);
-  key_buffer_.push_back(format::kIndexKeySeparator);
-  key_buffer_.append(key);
-  const int32_t hash = format::IndexKeyHash(key_buffer_);
+Status IndexService::PutKeyLocked(std::shared_ptr<IndexFile>* file, int32_t seed,
+                                  std::string_view key, const DispatchRequest& request) {
+  const int32_t hash = format::IndexKeyHashFrom(seed, key);
   for (int attempt = 0; attempt < 2; ++attempt) {
     RS_ASSIGN_OR_RETURN(
         bool stored, (*file)->PutKeyHash(hash, request.commit_log_offset, request.store_timestamp));
@@ -166,9 +163,10 @@ Status IndexService::Dispatch(const DispatchRequest& request) {
 
   const int skip = partial_offset_ == request.commit_log_offset ? partial_keys_done_ : 0;
   int done = 0;
+  const int32_t seed = format::IndexKeySeed(request.topic);  // "topic#", once per record
   auto put = [&](std::string_view key) -> Status {
     if (done >= skip) {
-      Status s = PutKeyLocked(&file, key, request);
+      Status s = PutKeyLocked(&file, seed, key, request);
       if (!s.ok()) {
         partial_offset_ = request.commit_log_offset;
         partial_keys_done_ = done;

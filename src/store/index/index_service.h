@@ -193,7 +193,8 @@ class IndexService final : public DispatchSink {
   Result<std::shared_ptr<IndexFile>> WritableFileLocked();
   std::string NextFileNameLocked();
   // Puts one key, rolling to a new file when the last is full.
-  Status PutKeyLocked(std::shared_ptr<IndexFile>* file, std::string_view key,
+  // `seed` is format::IndexKeySeed(request.topic).
+  Status PutKeyLocked(std::shared_ptr<IndexFile>* file, int32_t seed, std::string_view key,
                       const DispatchRequest& request);
 
   FileSystem& fs_;
@@ -212,7 +213,6 @@ class IndexService final : public DispatchSink {
   // many of its keys are in. GUARDED_BY(write_mu_)
   std::optional<PhysicalOffset> partial_offset_;
   int partial_keys_done_ = 0;
-  std::string key_buffer_;  // GUARDED_BY(write_mu_)
 
   std::atomic<int64_t> flushed_full_timestamp_{0};
   IndexRecoveryReport last_recovery_report_;  // set by Recover (during Open only)

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <string>
 
 #include "base/coding.h"
 
@@ -42,6 +43,30 @@ TEST(IndexLayoutTest, KeyHashIsAbsoluteJavaHash) {
   EXPECT_EQ(IndexKeyHash("polygenelubricants"), 0);
   // "Aa" and "BB" collide in Java, so the index cannot tell them apart.
   EXPECT_EQ(IndexKeyHash("T#Aa"), IndexKeyHash("T#BB"));
+}
+
+// The dispatcher hashes "topic#" once per record and continues with each key: the same
+// hash as of the built key, for any bytes (non-ASCII, malformed UTF-8, 4-byte sequences
+// split across the parts, every tail length of the 8-byte step).
+TEST(IndexLayoutTest, KeyHashFromTheTopicSeedIsTheBuiltKeysHash) {
+  EXPECT_EQ(IndexKeyHashFrom(IndexKeySeed("TopicTest"), "k1"), 2746024);
+  EXPECT_EQ(IndexKeyHashFrom(IndexKeySeed("TopicTest"), "order-12345"), 2001722958);
+  const std::string pieces[] = {"",     "a",    "TopicTest", "\xC3\xA9", "\xF0\x9F\x98\x80",
+                                "\xC3", "\x80", "\xF0\x9F",  "#",        "0123456789abcdefXYZ"};
+  uint64_t seed = 0x2545F4914F6CDD1Dull;
+  auto next = [&seed] {
+    seed ^= seed << 13;
+    seed ^= seed >> 7;
+    seed ^= seed << 17;
+    return seed;
+  };
+  for (int i = 0; i < 20000; ++i) {
+    std::string topic, key;
+    for (int n = static_cast<int>(next() % 4); n > 0; --n) topic += pieces[next() % 10];
+    for (int n = static_cast<int>(next() % 5); n > 0; --n) key += pieces[next() % 10];
+    ASSERT_EQ(IndexKeyHashFrom(IndexKeySeed(topic), key), IndexKeyHash(BuildIndexKey(topic, key)))
+        << "topic " << topic << " key " << key;
+  }
 }
 
 TEST(IndexLayoutTest, SlotsOfExampleC) {
