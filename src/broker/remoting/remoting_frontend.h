@@ -57,6 +57,7 @@
 #include "broker/stats/stats_sampler.h"
 #include "broker/transaction/transaction_service.h"
 #include "net/remoting_server.h"
+#include "protocol/headers/send_headers.h"
 
 namespace rocketstore::broker {
 
@@ -181,5 +182,8 @@ class RemotingFrontend {
 // type, language, version), without its fields and body.
 protocol::RemotingCommand RequestStub(const protocol::RemotingCommand& request);
 RequestContext ContextOf(const net::ConnectionPtr& conn, const protocol::RemotingCommand& r);
+// A send's typed request from its header (views into the header's command; no messages
+// yet). Shared by SEND_MESSAGE(_V2), SEND_BATCH_MESSAGE and SEND_REPLY_MESSAGE(_V2).
+SendRequest SendRequestOf(const protocol::SendMessageRequestView& h);
 
 }  // namespace rocketstore::broker

@@ -57,17 +57,7 @@ RemotingFrontend::Reply RemotingFrontend::OnSendReply(const Conn& conn, Cmd& r) 
   // Views into r's header, valid during Reply (which copies what it keeps).
   auto h = protocol::SendMessageRequestView::Decode(r);
   if (!h.ok()) return protocol::MakeSystemErrorResponse(r, h.status());
-  SendRequest req;
-  req.producer_group = h->producer_group;
-  req.topic = h->topic;
-  req.default_topic = h->default_topic;
-  req.default_topic_queue_nums = h->default_topic_queue_nums;
-  req.queue_id = h->queue_id;
-  req.sys_flag = h->sys_flag;
-  req.born_timestamp = h->born_timestamp;
-  req.reconsume_times = h->reconsume_times.value_or(0);
-  req.unit_mode = h->unit_mode;
-  req.max_reconsume_times = h->max_reconsume_times;
+  SendRequest req = SendRequestOf(*h);
   const SendEntry entry{h->flag, r.body.owned_text(), h->properties.value_or(std::string_view())};
   req.messages = std::span<const SendEntry>(&entry, 1);
   // Answered once the requester took the reply (or did not) and it is stored: from the

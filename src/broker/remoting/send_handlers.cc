@@ -28,21 +28,26 @@ RemotingCommand BuildSendResponse(const RemotingCommand& request, SendResult&& r
 
 }  // namespace
 
+SendRequest SendRequestOf(const protocol::SendMessageRequestView& h) {
+  SendRequest req;
+  req.producer_group = h.producer_group;
+  req.topic = h.topic;
+  req.default_topic = h.default_topic;
+  req.default_topic_queue_nums = h.default_topic_queue_nums;
+  req.queue_id = h.queue_id;
+  req.sys_flag = h.sys_flag;
+  req.born_timestamp = h.born_timestamp;
+  req.reconsume_times = h.reconsume_times.value_or(0);
+  req.unit_mode = h.unit_mode;
+  req.max_reconsume_times = h.max_reconsume_times;
+  return req;
+}
+
 RemotingFrontend::Reply RemotingFrontend::OnSend(const Conn& conn, Cmd& r) {
   // Views into r's header: r outlives the send (the store copies what it keeps).
   auto h = protocol::SendMessageRequestView::Decode(r);
   if (!h.ok()) return protocol::MakeSystemErrorResponse(r, h.status());
-  SendRequest req;
-  req.producer_group = h->producer_group;
-  req.topic = h->topic;
-  req.default_topic = h->default_topic;
-  req.default_topic_queue_nums = h->default_topic_queue_nums;
-  req.queue_id = h->queue_id;
-  req.sys_flag = h->sys_flag;
-  req.born_timestamp = h->born_timestamp;
-  req.reconsume_times = h->reconsume_times.value_or(0);
-  req.unit_mode = h->unit_mode;
-  req.max_reconsume_times = h->max_reconsume_times;
+  SendRequest req = SendRequestOf(*h);
   req.batch = h->batch || r.code == ToInt(protocol::RequestCode::kSendBatchMessage);
   const std::string_view body = r.body.owned_text();
   SendEntry single;
