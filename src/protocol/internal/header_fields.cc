@@ -33,61 +33,43 @@ void FieldReader::Int64(std::string_view name, std::string_view text, int64_t* o
   }
 }
 
+std::optional<std::string_view> FieldReader::Read(std::string_view name, bool required) {
+  if (!status_.ok()) return std::nullopt;
+  std::optional<std::string_view> v = Find(name);
+  if (!v && required) status_ = cmd_.RequireFields({name});
+  return v;
+}
+
 void FieldReader::Required(std::string_view name, std::string* out) {
-  std::string_view v;
-  Required(name, &v);
-  if (status_.ok()) out->assign(v);
+  if (const auto v = Read(name, true)) out->assign(*v);
 }
 
 void FieldReader::Required(std::string_view name, std::string_view* out) {
-  if (!status_.ok()) return;
-  if (const std::optional<std::string_view> v = Find(name)) {
-    *out = *v;
-  } else {
-    status_ = cmd_.RequireFields({name});
-  }
+  if (const auto v = Read(name, true)) *out = *v;
 }
 
 void FieldReader::Required(std::string_view name, int32_t* out) {
-  if (!status_.ok()) return;
-  if (const std::optional<std::string_view> v = Find(name)) {
-    Int32(name, *v, out);
-  } else {
-    status_ = cmd_.RequireFields({name});
-  }
+  if (const auto v = Read(name, true)) Int32(name, *v, out);
 }
 
 void FieldReader::Required(std::string_view name, int64_t* out) {
-  if (!status_.ok()) return;
-  if (const std::optional<std::string_view> v = Find(name)) {
-    Int64(name, *v, out);
-  } else {
-    status_ = cmd_.RequireFields({name});
-  }
+  if (const auto v = Read(name, true)) Int64(name, *v, out);
 }
 
 void FieldReader::Required(std::string_view name, bool* out) {
-  if (!status_.ok()) return;
-  if (const std::optional<std::string_view> v = Find(name)) {
-    *out = ParseJavaBool(*v);
-  } else {
-    status_ = cmd_.RequireFields({name});
-  }
+  if (const auto v = Read(name, true)) *out = ParseJavaBool(*v);
 }
 
 void FieldReader::Optional(std::string_view name, std::optional<std::string>* out) {
-  if (!status_.ok()) return;
-  if (const std::optional<std::string_view> v = Find(name)) out->emplace(*v);
+  if (const auto v = Read(name, false)) out->emplace(*v);
 }
 
 void FieldReader::Optional(std::string_view name, std::optional<std::string_view>* out) {
-  if (!status_.ok()) return;
-  *out = Find(name);
+  if (const auto v = Read(name, false)) *out = *v;
 }
 
 void FieldReader::Optional(std::string_view name, std::optional<int32_t>* out) {
-  if (!status_.ok()) return;
-  if (const std::optional<std::string_view> v = Find(name)) {
+  if (const auto v = Read(name, false)) {
     int32_t n = 0;
     Int32(name, *v, &n);
     if (status_.ok()) *out = n;
@@ -95,8 +77,7 @@ void FieldReader::Optional(std::string_view name, std::optional<int32_t>* out) {
 }
 
 void FieldReader::Optional(std::string_view name, std::optional<int64_t>* out) {
-  if (!status_.ok()) return;
-  if (const std::optional<std::string_view> v = Find(name)) {
+  if (const auto v = Read(name, false)) {
     int64_t n = 0;
     Int64(name, *v, &n);
     if (status_.ok()) *out = n;
@@ -104,18 +85,15 @@ void FieldReader::Optional(std::string_view name, std::optional<int64_t>* out) {
 }
 
 void FieldReader::Optional(std::string_view name, std::optional<bool>* out) {
-  if (!status_.ok()) return;
-  if (const std::optional<std::string_view> v = Find(name)) *out = ParseJavaBool(*v);
+  if (const auto v = Read(name, false)) *out = ParseJavaBool(*v);
 }
 
 void FieldReader::OrKeep(std::string_view name, bool* out) {
-  if (!status_.ok()) return;
-  if (const std::optional<std::string_view> v = Find(name)) *out = ParseJavaBool(*v);
+  if (const auto v = Read(name, false)) *out = ParseJavaBool(*v);
 }
 
 void FieldReader::OrKeep(std::string_view name, int32_t* out) {
-  if (!status_.ok()) return;
-  if (const std::optional<std::string_view> v = Find(name)) Int32(name, *v, out);
+  if (const auto v = Read(name, false)) Int32(name, *v, out);
 }
 
 }  // namespace rocketstore::protocol::internal

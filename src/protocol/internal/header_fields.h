@@ -53,6 +53,9 @@ class FieldReader {
   std::optional<std::string_view> Find(std::string_view name) const {
     return by_position_ ? cmd_.send_v2.Find(name) : cmd_.FindField(name);
   }
+  // The field's text when no error is kept and it is present; a required field that is
+  // absent keeps Java's "is null" error.
+  std::optional<std::string_view> Read(std::string_view name, bool required);
   // A number that parses and fits goes to *out; otherwise the reason is cmd_.GetInt32 /
   // GetInt's error, worded there (failures only take that path).
   void Int32(std::string_view name, std::string_view text, int32_t* out);
