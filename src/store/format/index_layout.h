@@ -176,21 +176,17 @@ inline IndexEntry DecodeIndexEntry(const uint8_t* p) {
   return e;
 }
 
-// keyHash of a full key (`topic#key`): IndexFile.indexKeyHashMethod.
-inline int32_t IndexKeyHash(std::string_view full_key) {
-  const int32_t h = JavaStringHash(full_key);
-  return h == std::numeric_limits<int32_t>::min() ? 0 : (h < 0 ? -h : h);
-}
-
-// The same for BuildIndexKey(topic, key), without building it: IndexKeyHashFrom(
-// IndexKeySeed(topic), key) == IndexKeyHash(BuildIndexKey(topic, key)) — the seed (the
-// hash of "topic#", which ends with an ASCII byte) once per record, then each key.
-inline int32_t IndexKeySeed(std::string_view topic) {
-  return JavaStringHash(std::string_view(&kIndexKeySeparator, 1), JavaStringHash(topic));
-}
+// keyHash of a full key (`topic#key`): IndexFile.indexKeyHashMethod, |JavaStringHash|
+// (Integer.MIN_VALUE -> 0). IndexKeyHashFrom continues from a seed: with
+// IndexKeySeed(topic) (the hash of "topic#", which ends with an ASCII byte, computed once
+// per record) and a key, it equals IndexKeyHash(BuildIndexKey(topic, key)).
 inline int32_t IndexKeyHashFrom(int32_t seed, std::string_view key) {
   const int32_t h = JavaStringHash(key, seed);
   return h == std::numeric_limits<int32_t>::min() ? 0 : (h < 0 ? -h : h);
+}
+inline int32_t IndexKeyHash(std::string_view full_key) { return IndexKeyHashFrom(0, full_key); }
+inline int32_t IndexKeySeed(std::string_view topic) {
+  return JavaStringHash(std::string_view(&kIndexKeySeparator, 1), JavaStringHash(topic));
 }
 
 inline int32_t IndexSlotOf(int32_t key_hash, int32_t hash_slot_num) {
