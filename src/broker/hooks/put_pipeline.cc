@@ -29,11 +29,11 @@ DraftMessage& DraftMessage::operator=(const DraftMessage& other) {
 
 bool DraftMessage::SetPropertiesInHashMapOrder(std::span<const format::PropertyEntry> entries,
                                                size_t peak) {
-  std::array<format::PropertyEntry, format::PropertyIndex::kInline> written;
-  if (entries.size() > written.size()) return false;
+  std::array<format::PropertyEntry, format::PropertyIndex::kInline> room;
+  if (entries.size() > room.size()) return false;
+  const std::span<format::PropertyEntry> written(room.data(), entries.size());
   std::string out;
-  if (!format::AppendInHashMapOrder(entries, peak, format::PropertiesFormat{}, &out,
-                                    std::span(written.data(), entries.size()))) {
+  if (!format::AppendInHashMapOrder(entries, peak, format::PropertiesFormat{}, &out, written)) {
     return false;
   }
   // Moving a short string copies its bytes: the index is re-pointed by offset.
@@ -41,11 +41,11 @@ bool DraftMessage::SetPropertiesInHashMapOrder(std::span<const format::PropertyE
   properties_storage_ = std::move(out);
   properties_ = properties_storage_;
   const char* const after = properties_storage_.data();
-  for (format::PropertyEntry& e : std::span(written.data(), entries.size())) {
+  for (format::PropertyEntry& e : written) {
     e.name = std::string_view(after + (e.name.data() - before), e.name.size());
     e.value = std::string_view(after + (e.value.data() - before), e.value.size());
   }
-  index_.Assign(std::span(written.data(), entries.size()));
+  index_.Assign(written);
   index_valid_ = true;
   return true;
 }
