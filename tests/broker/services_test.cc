@@ -26,19 +26,25 @@ namespace {
 
 using testing::FakeChannel;
 
+// A small store under /store whose services are stepped by the test.
+StoreOptions SteppedStoreOptions() {
+  StoreOptions o;
+  o.root_dir = "/store";
+  o.commit_log_segment_size = 1 << 20;
+  o.reserve_chunk_bytes = 4096;
+  o.prefault_window_bytes = 0;
+  o.consume_queue_units_per_file = 64;
+  o.index_hash_slot_num = 256;
+  o.index_num = 4096;
+  o.start_background_services = false;
+  return o;
+}
+
 class ServicesTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    StoreOptions o;
-    o.root_dir = "/store";
-    o.commit_log_segment_size = 1 << 20;
-    o.reserve_chunk_bytes = 4096;
-    o.prefault_window_bytes = 0;
-    o.consume_queue_units_per_file = 64;
-    o.index_hash_slot_num = 256;
-    o.index_num = 4096;
+    StoreOptions o = SteppedStoreOptions();
     o.max_message_body_bytes = 1024;
-    o.start_background_services = false;
     o.arrival_listeners.push_back([this](std::string_view t, int32_t q, QueueOffset next) {
       holds_.OnArrival(t, q, next.value());
     });
@@ -392,16 +398,8 @@ TEST_F(ServicesTest, ReputReadsAStoredMessageAndPutsItAgainThroughThePipeline) {
 TEST(SendServiceSyncFlushTest, WaitFalseIsAnsweredAtOnceAndAWaitingSendAfterItsFlush) {
   FakeClock clock;
   FaultInjectionFileSystem fs{clock};
-  StoreOptions o;
-  o.root_dir = "/store";
-  o.commit_log_segment_size = 1 << 20;
-  o.reserve_chunk_bytes = 4096;
-  o.prefault_window_bytes = 0;
-  o.consume_queue_units_per_file = 64;
-  o.index_hash_slot_num = 256;
-  o.index_num = 4096;
+  StoreOptions o = SteppedStoreOptions();
   o.flush_disk_type = FlushDiskType::kSyncFlush;
-  o.start_background_services = false;
   auto store = MessageStore::Open(o, fs, clock);
   ASSERT_TRUE(store.ok()) << store.status();
   TopicConfigManager topics{fs, clock, "/store/config/topics.json"};
