@@ -18,6 +18,7 @@
 #include "store/format/message_id.h"
 #include "store/format/properties.h"
 #include "store/message_store.h"
+#include "testing/small_store.h"
 #include "testing/status_matchers.h"
 
 namespace rocketstore::broker {
@@ -56,15 +57,7 @@ struct Stored {
 class RetryServiceTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    StoreOptions o;
-    o.root_dir = "/store";
-    o.commit_log_segment_size = 1 << 20;
-    o.reserve_chunk_bytes = 4096;
-    o.prefault_window_bytes = 0;
-    o.consume_queue_units_per_file = 64;
-    o.index_hash_slot_num = 256;
-    o.index_num = 4096;
-    o.start_background_services = false;
+    StoreOptions o = rocketstore::testing::SteppedStoreOptions();
     auto s = MessageStore::Open(o, fs_, clock_);
     ASSERT_TRUE(s.ok()) << s.status();
     store_ = std::move(s).value();

@@ -20,6 +20,7 @@
 #include "io/fault_injection_file_system.h"
 #include "store/format/properties.h"
 #include "store/message_store.h"
+#include "testing/small_store.h"
 #include "testing/status_matchers.h"
 
 namespace rocketstore::broker {
@@ -63,16 +64,8 @@ class ScheduleDeliveryTest : public ::testing::Test {
     OpenServices();
   }
   StoreOptions StoreOpts() {
-    StoreOptions o;
-    o.root_dir = "/store";
-    o.commit_log_segment_size = 1 << 20;
-    o.reserve_chunk_bytes = 4096;
-    o.prefault_window_bytes = 0;
-    o.consume_queue_units_per_file = 64;
-    o.index_hash_slot_num = 256;
-    o.index_num = 4096;
+    StoreOptions o = rocketstore::testing::SteppedStoreOptions();
     o.max_message_body_bytes = 1024;
-    o.start_background_services = false;
     o.async_flush.least_pages = 0;  // RunFlushStep flushes whatever is dirty
     o.tags_code_policy = [t = levels_](const DispatchRequest& r) { return t.TagsCode(r); };
     return o;

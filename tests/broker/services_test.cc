@@ -19,6 +19,7 @@
 #include "store/format/message_id.h"
 #include "store/format/properties.h"
 #include "store/message_store.h"
+#include "testing/small_store.h"
 #include "testing/status_matchers.h"
 
 namespace rocketstore::broker {
@@ -26,24 +27,10 @@ namespace {
 
 using testing::FakeChannel;
 
-// A small store under /store whose services are stepped by the test.
-StoreOptions SteppedStoreOptions() {
-  StoreOptions o;
-  o.root_dir = "/store";
-  o.commit_log_segment_size = 1 << 20;
-  o.reserve_chunk_bytes = 4096;
-  o.prefault_window_bytes = 0;
-  o.consume_queue_units_per_file = 64;
-  o.index_hash_slot_num = 256;
-  o.index_num = 4096;
-  o.start_background_services = false;
-  return o;
-}
-
 class ServicesTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    StoreOptions o = SteppedStoreOptions();
+    StoreOptions o = rocketstore::testing::SteppedStoreOptions();
     o.max_message_body_bytes = 1024;
     o.arrival_listeners.push_back([this](std::string_view t, int32_t q, QueueOffset next) {
       holds_.OnArrival(t, q, next.value());
@@ -398,7 +385,7 @@ TEST_F(ServicesTest, ReputReadsAStoredMessageAndPutsItAgainThroughThePipeline) {
 TEST(SendServiceSyncFlushTest, WaitFalseIsAnsweredAtOnceAndAWaitingSendAfterItsFlush) {
   FakeClock clock;
   FaultInjectionFileSystem fs{clock};
-  StoreOptions o = SteppedStoreOptions();
+  StoreOptions o = rocketstore::testing::SteppedStoreOptions();
   o.flush_disk_type = FlushDiskType::kSyncFlush;
   auto store = MessageStore::Open(o, fs, clock);
   ASSERT_TRUE(store.ok()) << store.status();

@@ -17,6 +17,7 @@
 #include "store/format/message_record.h"
 #include "store/format/properties.h"
 #include "store/message_store.h"
+#include "testing/small_store.h"
 
 namespace rocketstore::broker {
 namespace {
@@ -31,15 +32,8 @@ class SqlPullTest : public ::testing::Test {
     pull_.reset();
     send_.reset();
     store_.reset();
-    StoreOptions o;
-    o.root_dir = "/store" + std::to_string(++opened_);
-    o.commit_log_segment_size = 1 << 20;
-    o.reserve_chunk_bytes = 4096;
-    o.prefault_window_bytes = 0;
-    o.consume_queue_units_per_file = 64;
-    o.index_hash_slot_num = 256;
-    o.index_num = 4096;
-    o.start_background_services = false;
+    StoreOptions o =
+        rocketstore::testing::SteppedStoreOptions("/store" + std::to_string(++opened_));
     o.arrival_listeners.push_back([this](std::string_view t, int32_t q, QueueOffset next) {
       holds_.OnArrival(t, q, next.value());
     });
