@@ -6,6 +6,9 @@
 //   - Through a real broker and name server: UPDATE_AND_CREATE_TOPIC (17) and then at once
 //     GET_ROUTEINFO_BY_TOPIC always finds the route (repeated); DELETE_TOPIC_IN_BROKER
 //     (215) and at once the route is gone.
+//   - HEART_BEAT (34) of a new consumer group, which creates its %RETRY% topic: at once
+//     the retry route is there (Java registers before it answers), so a client's first
+//     rebalance finds it.
 //   - A name server that refuses connections, or accepts them and never answers: the
 //     create is still answered, SUCCESS as Java, after the registration timeout, with a
 //     remark saying the routes do not show it yet.
@@ -26,6 +29,7 @@
 #include "io/posix_file_system.h"
 #include "namesrv/name_server.h"
 #include "net/remoting_client.h"
+#include "protocol/bodies/client_bodies.h"
 #include "testing/temp_dir.h"
 
 namespace rocketstore {
@@ -243,6 +247,55 @@ TEST_F(RegistrationWaitTest, RouteIsThereRightAfterTheCreateAnswer) {
   ASSERT_EQ(Call(std::move(del)).code, 0);
   EXPECT_EQ(RouteCode("WAIT_T3"), ToInt(ResponseCode::kTopicNotExist));
   EXPECT_EQ(RouteCode("WAIT_T4"), 0);
+}
+
+TEST_F(RegistrationWaitTest, RetryRouteIsThereRightAfterTheFirstHeartbeatOfAGroup) {
+  StartNameServer();
+  StartBroker({ns_addr()});
+  for (int i = 0; i < 25; ++i) {
+    const std::string group = "HB_G" + std::to_string(i);
+    protocol::HeartbeatData hb;
+    hb.client_id = "127.0.0.1@hb";
+    protocol::ConsumerData cd;
+    cd.group_name = group;
+    cd.consume_type = "CONSUME_PASSIVELY";
+    cd.message_model = "CLUSTERING";
+    cd.consume_from_where = "CONSUME_FROM_LAST_OFFSET";
+    hb.consumer_data_set.push_back(cd);
+    RemotingCommand beat = protocol::MakeRequest(RequestCode::kHeartBeat);
+    beat.body.Assign(hb.Encode());
+    RemotingCommand answer = Call(std::move(beat));
+    ASSERT_EQ(answer.code, 0) << answer.remark.value_or("");
+    EXPECT_FALSE(answer.remark.has_value()) << *answer.remark;
+    ASSERT_EQ(RouteCode("%RETRY%" + group), 0) << group << ": no retry route after the heartbeat";
+    // The group's next heartbeat creates nothing and is answered at once, as before.
+    RemotingCommand again = protocol::MakeRequest(RequestCode::kHeartBeat);
+    again.body.Assign(hb.Encode());
+    EXPECT_EQ(Call(std::move(again)).code, 0);
+  }
+}
+
+TEST_F(RegistrationWaitTest, HeartbeatWithAHangingNameServerIsAnsweredAfterTheTimeout) {
+  SilentListener silent;
+  StartBroker({silent.addr()}, 800);
+  protocol::HeartbeatData hb;
+  hb.client_id = "127.0.0.1@hang";
+  protocol::ConsumerData cd;
+  cd.group_name = "HB_HANG";
+  hb.consumer_data_set.push_back(cd);
+  RemotingCommand beat = protocol::MakeRequest(RequestCode::kHeartBeat);
+  beat.body.Assign(hb.Encode());
+  RemotingCommand answer = Call(std::move(beat));
+  ASSERT_EQ(answer.code, 0);
+  EXPECT_NE(answer.remark.value_or("").find("no name server accepted"), std::string::npos)
+      << answer.remark.value_or("");
+  // The member is registered whatever the round met.
+  RemotingCommand ids = protocol::MakeRequest(RequestCode::kGetConsumerListByGroup);
+  ids.SetField("consumerGroup", "HB_HANG");
+  RemotingCommand listed = Call(std::move(ids));
+  ASSERT_EQ(listed.code, 0) << listed.remark.value_or("");
+  const std::vector<uint8_t> body = listed.body.Flatten();
+  EXPECT_NE(std::string(body.begin(), body.end()).find("127.0.0.1@hang"), std::string::npos);
 }
 
 TEST_F(RegistrationWaitTest, RefusedTopicIsAnsweredAtOnceWithoutARound) {

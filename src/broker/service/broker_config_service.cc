@@ -84,14 +84,8 @@ std::optional<Verdict> BrokerConfigService::Update(std::string_view properties, 
       for (const BrokerConfEntry& e : *entries) file_->Set(e.key, e.value);
     }
   }
-  if (!reregister || !register_routes_) return Verdict::Ok();
-  if (!later) {
-    register_routes_(nullptr);
-    return Verdict::Ok();
-  }
-  register_routes_(
-      [later = std::move(later)](const Status& s) { later(AfterRegistration(Verdict::Ok(), s)); });
-  return std::nullopt;
+  if (!reregister) return Verdict::Ok();
+  return AnswerAfterRound(register_routes_, Verdict::Ok(), std::move(later));
 }
 
 }  // namespace rocketstore::broker

@@ -10,14 +10,16 @@ constexpr int32_t kTopicSysFlagUnitSub = 0x2;
 
 ClientService::ClientService(ConsumerManager& consumers, ProducerManager& producers,
                              TopicConfigManager& topics, SubscriptionGroupManager& groups,
-                             std::function<void()> on_topic_created)
+                             RequestRegistration register_routes)
     : consumers_(consumers),
       producers_(producers),
       topics_(topics),
       groups_(groups),
-      on_topic_created_(std::move(on_topic_created)) {}
+      register_routes_(std::move(register_routes)) {}
 
-Verdict ClientService::Heartbeat(const RequestContext& context, const HeartbeatRequest& request) {
+std::optional<Verdict> ClientService::Heartbeat(const RequestContext& context,
+                                                const HeartbeatRequest& request,
+                                                AnswerLater later) {
   if (request.client_id.empty()) {
     return Verdict::Error(Outcome::kSystemError, "the custom field clientID is null");
   }
@@ -27,6 +29,7 @@ Verdict ClientService::Heartbeat(const RequestContext& context, const HeartbeatR
   info.client_id = request.client_id;
   info.language = context.language;
   info.version = context.version;
+  bool created = false;
   for (const ConsumerData& data : request.consumers) {
     if (data.group.empty()) continue;
     const std::optional<SubscriptionGroupConfig> gc = groups_.FindOrAutoCreate(data.group);
@@ -38,7 +41,7 @@ Verdict ClientService::Heartbeat(const RequestContext& context, const HeartbeatR
           t.sys_flag = kTopicSysFlagUnitSub;  // TopicSysFlag.buildSysFlag(false, true)
           topics_.Upsert(t);
         }
-        if (on_topic_created_) on_topic_created_();
+        created = true;
       }
     }
     consumers_.Register(data, info, !gc || gc->notify_consumer_ids_changed_enable);
@@ -46,7 +49,8 @@ Verdict ClientService::Heartbeat(const RequestContext& context, const HeartbeatR
   for (const std::string& group : request.producer_groups) {
     if (!group.empty()) producers_.Register(group, info);
   }
-  return Verdict::Ok();
+  if (!created) return Verdict::Ok();
+  return AnswerAfterRound(register_routes_, Verdict::Ok(), std::move(later));
 }
 
 Verdict ClientService::Unregister(const RequestContext& context, const std::string& client_id,

@@ -8,6 +8,10 @@
 //     (notifying the group when it changed and notifyConsumerIdsChangedEnable — true for a
 //     group that does not exist); each producer group registers the channel in the
 //     ProducerManager. SUCCESS even when the group does not exist.
+//     A heartbeat that created a %RETRY% topic is answered once the registration round
+//     that carries it has ended (route_registration.h): Java registers the topic before
+//     it answers (registerBrokerAll in createTopicInSendMessageBackMethod), so a client's
+//     first rebalance after its first heartbeat finds the retry route.
 //   Unregister: UNREGISTER_CLIENT for a producer and/or consumer group (the consumer
 //     group is looked up with FindOrAutoCreate too, as Java's unregisterClient).
 //   ConsumerIds: GET_CONSUMER_LIST_BY_GROUP.
@@ -16,6 +20,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +29,7 @@
 #include "broker/service/consumer_manager.h"
 #include "broker/service/outcome.h"
 #include "broker/service/producer_manager.h"
+#include "broker/service/route_registration.h"
 
 namespace rocketstore::broker {
 
@@ -40,11 +46,17 @@ struct ConsumerIdsResult {
 
 class ClientService {
  public:
-  // `on_topic_created` runs after a heartbeat created a %RETRY% topic (re-register).
+  // `register_routes` is asked for a round after a heartbeat created a %RETRY% topic; it
+  // may be empty (no name servers).
   ClientService(ConsumerManager& consumers, ProducerManager& producers, TopicConfigManager& topics,
-                SubscriptionGroupManager& groups, std::function<void()> on_topic_created);
+                SubscriptionGroupManager& groups, RequestRegistration register_routes);
 
-  Verdict Heartbeat(const RequestContext& context, const HeartbeatRequest& request);
+  // nullopt when `later` will answer (a %RETRY% topic was created; see the file comment).
+  std::optional<Verdict> Heartbeat(const RequestContext& context, const HeartbeatRequest& request,
+                                   AnswerLater later);
+  Verdict Heartbeat(const RequestContext& context, const HeartbeatRequest& request) {
+    return *Heartbeat(context, request, nullptr);
+  }
   Verdict Unregister(const RequestContext& context, const std::string& client_id,
                      const std::string& producer_group, const std::string& consumer_group);
   ConsumerIdsResult ConsumerIds(const std::string& group) const;
@@ -54,7 +66,7 @@ class ClientService {
   ProducerManager& producers_;
   TopicConfigManager& topics_;
   SubscriptionGroupManager& groups_;
-  const std::function<void()> on_topic_created_;
+  const RequestRegistration register_routes_;
 };
 
 }  // namespace rocketstore::broker

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "base/status.h"
@@ -37,6 +38,22 @@ inline Verdict AfterRegistration(Verdict change, const Status& registered) {
   return Verdict{Outcome::kOk, "applied, but no name server accepted the registration (" +
                                    registered.ToString() +
                                    "); routes show the change after the next registration round"};
+}
+
+// Requests a round and answers `verdict` through `later` once it has ended (nullopt), or
+// returns `verdict` at once when there is nobody to wait for: no `later`, or no name
+// servers (`register_routes` empty). With no `later` the round is still requested.
+inline std::optional<Verdict> AnswerAfterRound(const RequestRegistration& register_routes,
+                                               Verdict verdict, AnswerLater later) {
+  if (!register_routes) return verdict;
+  if (!later) {
+    register_routes(nullptr);
+    return verdict;
+  }
+  register_routes([verdict = std::move(verdict), later = std::move(later)](const Status& s) {
+    later(AfterRegistration(verdict, s));
+  });
+  return std::nullopt;
 }
 
 }  // namespace rocketstore::broker

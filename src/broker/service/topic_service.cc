@@ -8,18 +8,6 @@
 
 namespace rocketstore::broker {
 
-std::optional<Verdict> TopicService::AnswerAfterRound(Verdict verdict, AnswerLater later) {
-  if (!register_routes_) return verdict;
-  if (!later) {
-    register_routes_(nullptr);
-    return verdict;
-  }
-  register_routes_([verdict = std::move(verdict), later = std::move(later)](const Status& s) {
-    later(AfterRegistration(verdict, s));
-  });
-  return std::nullopt;
-}
-
 std::optional<Verdict> TopicService::CreateOrUpdate(const TopicConfig& config, AnswerLater later) {
   if (!IsValidTopicName(config.name)) {
     return Verdict::Error(Outcome::kInvalidArgument,
@@ -36,7 +24,7 @@ std::optional<Verdict> TopicService::CreateOrUpdate(const TopicConfig& config, A
   }
   const bool changed = topics_.Upsert(config);
   if (!changed && !later) return Verdict::Ok();
-  return AnswerAfterRound(Verdict::Ok(), std::move(later));
+  return AnswerAfterRound(register_routes_, Verdict::Ok(), std::move(later));
 }
 
 namespace {
@@ -84,7 +72,7 @@ std::optional<Verdict> TopicService::Delete(std::string_view topic, AnswerLater 
                                  removed.status().ToString() + "; remove them by hand");
   }
   if (!existed) return verdict;
-  return AnswerAfterRound(std::move(verdict), std::move(later));
+  return AnswerAfterRound(register_routes_, std::move(verdict), std::move(later));
 }
 
 Verdict TopicService::Stats(std::string_view topic, std::vector<QueueStats>* out) const {

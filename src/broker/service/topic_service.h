@@ -78,9 +78,6 @@ class TopicService {
 
  private:
   bool IsExtraSystemTopic(std::string_view name) const;
-  // Requests the round; answers `verdict` through `later` after it (nullopt), or returns
-  // it when there is nobody to wait for.
-  std::optional<Verdict> AnswerAfterRound(Verdict verdict, AnswerLater later);
 
   std::vector<std::string> extra_system_topics_;
   TopicConfigManager& topics_;
