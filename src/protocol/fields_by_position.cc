@@ -1,6 +1,8 @@
 #include "protocol/fields_by_position.h"
 
 #include <algorithm>
+#include <cassert>
+#include <charconv>
 #include <cstring>
 #include <new>
 
@@ -43,10 +45,29 @@ void FieldsByPosition<Schema>::Reserve(size_t bytes) {
   if (block_ == nullptr) block_ = NewBlock(bytes, nullptr);
 }
 
+namespace {
+// SetAt's kPlain promise, checked in debug builds.
+[[maybe_unused]] bool NeedsNoEscape(std::string_view value) {
+  for (char c : value) {
+    const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                       c == '_' || c == '.' || c == ':' || c == '@' || c == '-';
+    if (!plain) return false;
+  }
+  return true;
+}
+}  // namespace
+
 template <class Schema>
-bool FieldsByPosition<Schema>::Set(std::string_view name, std::string_view value) {
-  const int i = IndexOf(name);
-  if (i < 0 || block_ == nullptr) return false;
+bool FieldsByPosition<Schema>::SetIntAt(int i, int64_t value) {
+  char digits[24];
+  const auto r = std::to_chars(digits, digits + sizeof(digits), value);
+  return SetAt(i, std::string_view(digits, static_cast<size_t>(r.ptr - digits)), kPlain);
+}
+
+template <class Schema>
+bool FieldsByPosition<Schema>::SetAt(int i, std::string_view value, Escape escape) {
+  assert(escape == kCheck || NeedsNoEscape(value));
+  if (i < 0 || i >= kCount || block_ == nullptr) return false;
   // A repeated name: the new value goes after the old one (kept until the block goes).
   // Past the room, into a larger block; `value` may be a view of this block, so it is
   // copied before the old block is freed.
@@ -59,6 +80,7 @@ bool FieldsByPosition<Schema>::Set(std::string_view name, std::string_view value
   Field& f = into->fields[static_cast<size_t>(i)];
   f.at = static_cast<uint32_t>(into->used);
   f.len = static_cast<uint32_t>(value.size());
+  f.plain = escape == kPlain;
   if (!value.empty()) std::memcpy(into->bytes() + into->used, value.data(), value.size());
   into->used += value.size();
   if (grown != nullptr) block_ = std::move(grown);

@@ -18,6 +18,10 @@
 // block. A repeated name keeps its last value (the old bytes stay until the block goes),
 // as ExtFields does. Views Find and ForEach give stay valid until the next Set.
 //
+// A value set with SetIntAt (digits) or SetAt(..., kPlain) is marked plain: it holds no
+// byte a JSON string must escape, so the encoder copies it without a check
+// (ForEachWithPlain). Set and SetAt(..., kCheck) mark nothing.
+//
 // Thread-safety: a value type; no internal synchronisation.
 #pragma once
 
@@ -62,7 +66,16 @@ class FieldsByPosition {
   void Reserve(size_t bytes);
   // False, setting nothing, when `name` is not one of the schema's names or before
   // Reserve. Values past the room reserved move the block to a larger one.
-  [[nodiscard]] bool Set(std::string_view name, std::string_view value);
+  [[nodiscard]] bool Set(std::string_view name, std::string_view value) {
+    return SetAt(IndexOf(name), value, kCheck);
+  }
+  // By schema position (IndexOf). kPlain promises that `value` needs no JSON escape: only
+  // [A-Za-z0-9_.:@-] — a debug build checks it. False, setting nothing, when i is out of
+  // range or before Reserve.
+  enum Escape : bool { kCheck = false, kPlain = true };
+  [[nodiscard]] bool SetAt(int i, std::string_view value, Escape escape);
+  // The decimal digits of `value`, plain.
+  [[nodiscard]] bool SetIntAt(int i, int64_t value);
   std::optional<std::string_view> Find(std::string_view name) const {
     const int i = IndexOf(name);
     if (block_ == nullptr || i < 0) return std::nullopt;
@@ -76,11 +89,18 @@ class FieldsByPosition {
   // Returns false when f stopped it.
   template <class F>
   bool ForEach(F&& f) const {
+    return ForEachWithPlain(
+        [&f](std::string_view name, std::string_view value, bool) { return f(name, value); });
+  }
+  // The same with f(name, value, plain): plain when the value was set as plain.
+  template <class F>
+  bool ForEachWithPlain(F&& f) const {
     if (block_ == nullptr) return true;
     for (size_t i = 0; i < block_->fields.size(); ++i) {
       const Field& field = block_->fields[i];
       if (field.len == kAbsent) continue;
-      if (!f(Schema::kNames[i], std::string_view(block_->bytes() + field.at, field.len))) {
+      if (!f(Schema::kNames[i], std::string_view(block_->bytes() + field.at, field.len),
+             field.plain)) {
         return false;
       }
     }
@@ -91,6 +111,7 @@ class FieldsByPosition {
   static constexpr uint32_t kAbsent = 0xFFFFFFFF;
   struct Field {
     uint32_t at = 0, len = kAbsent;
+    bool plain = false;
   };
   // The fields, then `capacity` bytes of values (allocated together).
   struct Block {

@@ -601,25 +601,30 @@ size_t WriteJsonHeader(const RemotingCommand& command, char* out) {
   n += WriteInt(command.code, out + n);
   raw(",\"extFields\":{");
   bool first = true;
+  auto quoted = [&](std::string_view text) {  // plain by construction
+    out[n++] = '"';
+    raw(text);
+    out[n++] = '"';
+  };
   const bool plain = command.ForEachFieldByKind(
-      [&](std::string_view name, std::string_view value, bool schema_name) {
+      [&](std::string_view name, std::string_view value, bool plain_name, bool plain_value) {
         if (!first) out[n++] = ',';
         first = false;
-        if (schema_name) {  // plain by construction
-          out[n++] = '"';
-          raw(name);
-          out[n++] = '"';
+        if (plain_name) {
+          quoted(name);
         } else if (!literal(name)) {
           return false;
         }
         out[n++] = ':';
-        return literal(value);
+        if (!plain_value) return literal(value);
+        quoted(value);
+        return true;
       });
   if (!plain) return kNotPlain;
   raw("},\"flag\":");
   n += WriteInt(command.flag, out + n);
   raw(",\"language\":");
-  if (!literal(LanguageName(command.language))) return kNotPlain;
+  quoted(LanguageName(command.language));  // one of codes.cc's upper-case names
   raw(",\"opaque\":");
   n += WriteInt(command.opaque, out + n);
   if (command.remark) {

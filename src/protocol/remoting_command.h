@@ -231,20 +231,21 @@ struct RemotingCommand {
   template <class F>
   bool ForEachField(F&& f) const {
     return ForEachFieldByKind(
-        [&f](std::string_view name, std::string_view value, bool) { return f(name, value); });
+        [&f](std::string_view name, std::string_view value, bool, bool) { return f(name, value); });
   }
-  // The same, with f(name, value, schema_name): schema_name when the name is one of a
-  // FieldsByPosition schema's (plain ASCII: the JSON encoder writes it without a check).
+  // The same, with f(name, value, plain_name, plain_value), saying what needs no JSON
+  // escape check: plain_name when the name is one of a FieldsByPosition schema's (plain
+  // ASCII), plain_value when the value was set as plain there (FieldsByPosition::SetAt).
   template <class F>
   bool ForEachFieldByKind(F&& f) const {
-    auto schema = [&f](std::string_view name, std::string_view value) {
-      return f(name, value, true);
+    auto schema = [&f](std::string_view name, std::string_view value, bool plain_value) {
+      return f(name, value, true, plain_value);
     };
-    if (!send_v2.ForEach(schema) || !send_reply.ForEach(schema)) return false;
+    if (!send_v2.ForEachWithPlain(schema) || !send_reply.ForEachWithPlain(schema)) return false;
     const bool by_position = send_v2.used() || send_reply.used();
     for (const auto& [name, value] : ext_fields) {
       if (by_position && HeldByPosition(name)) continue;
-      if (!f(name, value, false)) return false;
+      if (!f(name, value, false, false)) return false;
     }
     return true;
   }

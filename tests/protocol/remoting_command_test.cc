@@ -462,5 +462,54 @@ TEST(SendReplyFieldsTest, EncodesAsTheSameFieldsInTheMapDo) {
   EXPECT_EQ(back->command.FindField("msgId"), std::optional<std::string_view>("by-position"));
 }
 
+// Values set as plain (SetIntAt, SetAt kPlain) are written without the escape check; the
+// frame is the one the same values in ext_fields give, also when another value of the
+// header needs escapes (the encoder's second pass) and in the binary header.
+TEST(SendReplyFieldsTest, PlainValuesEncodeAsCheckedOnesDo) {
+  using F = SendReplyFields;
+  for (const SerializeType type : {SerializeType::kJson, SerializeType::kRocketMq}) {
+    for (const std::string_view tx : {"tx-1", "tx\"1\x01\n"}) {
+      for (const int64_t offset : {int64_t{0}, int64_t{-9223372036854775807 - 1}, int64_t{42}}) {
+        RemotingCommand by_map = MakeResponse(MakeRequest(310), 0);
+        by_map.serialize_type = type;
+        RemotingCommand by_position = by_map;
+        by_position.send_reply.Reserve(4);  // grown past it
+        by_map.SetField("transactionId", tx);
+        by_map.SetField("msgId", "7F000001000051AF0000000000000000");
+        by_map.SetIntField("queueId", 3);
+        by_map.SetIntField("queueOffset", offset);
+        by_map.SetField("TRACE_ON", "true");
+        F& f = by_position.send_reply;
+        ASSERT_TRUE(f.SetAt(F::IndexOf("transactionId"), tx, F::kCheck));
+        ASSERT_TRUE(f.SetAt(F::IndexOf("msgId"), "7F000001000051AF0000000000000000", F::kPlain));
+        ASSERT_TRUE(f.SetIntAt(F::IndexOf("queueId"), 3));
+        ASSERT_TRUE(f.SetIntAt(F::IndexOf("queueOffset"), offset));
+        ASSERT_TRUE(f.SetAt(F::IndexOf("TRACE_ON"), "true", F::kPlain));
+        std::vector<std::pair<std::string, bool>> seen;
+        f.ForEachWithPlain([&](std::string_view name, std::string_view, bool plain) {
+          seen.emplace_back(std::string(name), plain);
+          return true;
+        });
+        EXPECT_EQ(seen, (std::vector<std::pair<std::string, bool>>{{"transactionId", false},
+                                                                   {"msgId", true},
+                                                                   {"queueId", true},
+                                                                   {"queueOffset", true},
+                                                                   {"TRACE_ON", true}}));
+        auto a = EncodeFrame(by_map);
+        auto b = EncodeFrame(by_position);
+        ASSERT_TRUE(a.ok() && b.ok());
+        ASSERT_EQ(a->Flatten(), b->Flatten()) << tx << " " << offset;
+      }
+    }
+  }
+  // Out of the schema, or before Reserve: nothing is set.
+  RemotingCommand cmd = MakeResponse(MakeRequest(310), 0);
+  EXPECT_FALSE(cmd.send_reply.SetIntAt(0, 1));
+  cmd.send_reply.Reserve(8);
+  EXPECT_FALSE(cmd.send_reply.SetIntAt(-1, 1));
+  EXPECT_FALSE(cmd.send_reply.SetIntAt(F::kCount, 1));
+  EXPECT_EQ(cmd.send_reply.size(), 0u);
+}
+
 }  // namespace
 }  // namespace rocketstore::protocol

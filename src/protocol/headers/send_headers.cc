@@ -1,5 +1,7 @@
 #include "protocol/headers/send_headers.h"
 
+#include <cassert>
+
 #include "protocol/internal/header_fields.h"
 #include "protocol/request_code.h"
 
@@ -119,15 +121,34 @@ void SendMessageResponseHeader::EncodeTo(RemotingCommand& cmd) const {
   // By position (SendReplyFields, in this order), not in ext_fields' name index: the
   // broker's most frequent answer. Room for the values at most, in one allocation.
   auto size_of = [](const std::optional<std::string>& s) { return s ? s->size() : 0; };
-  cmd.send_reply.Reserve(size_of(transaction_id) + msg_id.size() + 11 + 20 +
-                         size_of(recall_handle) + size_of(msg_region) + 5);
-  PutOptional(cmd, "transactionId", transaction_id);
-  cmd.SetField("msgId", msg_id);
-  cmd.SetIntField("queueId", queue_id);
-  cmd.SetIntField("queueOffset", queue_offset);
-  PutOptional(cmd, "recallHandle", recall_handle);
-  PutOptional(cmd, "MSG_REGION", msg_region);
-  PutOptional(cmd, "TRACE_ON", trace_on);
+  // Numbers and booleans are marked plain (no escape check when encoded); strings are
+  // checked.
+  SendReplyFields& f = cmd.send_reply;
+  f.Reserve(size_of(transaction_id) + msg_id.size() + 11 + 20 + size_of(recall_handle) +
+            size_of(msg_region) + 5);
+  using Fields = SendReplyFields;
+  constexpr auto kAt = [](std::string_view name) {
+    for (size_t i = 0; i < SendReplySchema::kNames.size(); ++i) {
+      if (SendReplySchema::kNames[i] == name) return static_cast<int>(i);
+    }
+    return -1;
+  };
+  static constexpr int kTransactionId = kAt("transactionId"), kMsgId = kAt("msgId"),
+                       kQueueId = kAt("queueId"), kQueueOffset = kAt("queueOffset"),
+                       kRecallHandle = kAt("recallHandle"), kRegion = kAt("MSG_REGION"),
+                       kTraceOn = kAt("TRACE_ON");
+  static_assert(kTransactionId >= 0 && kMsgId >= 0 && kQueueId >= 0 && kQueueOffset >= 0 &&
+                kRecallHandle >= 0 && kRegion >= 0 && kTraceOn >= 0);
+  bool ok = true;
+  if (transaction_id) ok &= f.SetAt(kTransactionId, *transaction_id, Fields::kCheck);
+  ok &= f.SetAt(kMsgId, msg_id, Fields::kCheck);
+  ok &= f.SetIntAt(kQueueId, queue_id);
+  ok &= f.SetIntAt(kQueueOffset, queue_offset);
+  if (recall_handle) ok &= f.SetAt(kRecallHandle, *recall_handle, Fields::kCheck);
+  if (msg_region) ok &= f.SetAt(kRegion, *msg_region, Fields::kCheck);
+  if (trace_on) ok &= f.SetAt(kTraceOn, *trace_on ? "true" : "false", Fields::kPlain);
+  assert(ok);  // every name is the schema's, and the block was reserved
+  (void)ok;
 }
 
 Result<ConsumerSendMsgBackRequestHeader> ConsumerSendMsgBackRequestHeader::Decode(
