@@ -267,23 +267,23 @@ std::optional<std::string_view> PropertyIndex::Find(std::string_view name) const
   return std::nullopt;
 }
 
-bool AppendInHashMapOrder(std::span<const PropertyEntry> entries, size_t peak,
-                          PropertiesFormat format, std::string* out,
-                          std::span<PropertyEntry> written_entries) {
-  constexpr size_t kMax = PropertyIndex::kInline;
-  if (entries.empty()) return true;
-  if (entries.size() > kMax) return false;  // not worth a shortcut
+namespace {
+
+constexpr size_t kMaxOrdered = PropertyIndex::kInline;
+
+// The order a HashMap of `format` iterates `entries` in (see AppendInHashMapOrder): the
+// entries' positions, written to `order`. False for a bucket that would treeify early.
+bool HashMapOrder(std::span<const PropertyEntry> entries, size_t peak, PropertiesFormat format,
+                  std::array<uint8_t, kMaxOrdered>* order) {
   // The capacity after `peak` puts: the initial table, doubled whenever the size passes
   // 0.75 of it (HashMap.resize; the first table is allocated at the first put).
   const uint32_t first = static_cast<uint32_t>(TableSizeFor(format.initial_capacity));
   uint64_t capacity = first;
   while (static_cast<double>(peak) > 0.75 * static_cast<double>(capacity)) capacity <<= 1;
   const uint32_t mask = static_cast<uint32_t>(capacity - 1);
-  std::array<uint32_t, kMax> spread;
-  size_t bytes = 0;
+  std::array<uint32_t, kMaxOrdered> spread;
   for (size_t i = 0; i < entries.size(); ++i) {
     spread[i] = SpreadHash(entries[i].name);
-    bytes += entries[i].name.size() + entries[i].value.size() + 2;
     // A bucket that would receive a 9th name while the table is below 64 makes HashMap
     // resize early (treeifyBin). Every bucket of a larger table is part of one of the
     // first table's, so no first-table bucket of 9 names rules that out.
@@ -293,37 +293,104 @@ bool AppendInHashMapOrder(std::span<const PropertyEntry> entries, size_t peak,
       if (same > static_cast<size_t>(kTreeifyThreshold)) return false;
     }
   }
-  // Written in place: sized once (with the last separator, dropped at the end if the
-  // format has none), then filled by position.
-  const size_t at = out->size();
-  out->resize(at + bytes);
-  char* w = out->data() + at;
   // Bucket by bucket, each in insertion order: a stable selection over the few entries.
   uint32_t next = 0;
-  size_t written = 0;
-  while (written < entries.size()) {
+  size_t placed = 0;
+  while (placed < entries.size()) {
     uint32_t lowest = UINT32_MAX;
     for (size_t i = 0; i < entries.size(); ++i) {
       const uint32_t b = spread[i] & mask;
       if (b == next) {
-        const PropertyEntry& e = entries[i];
-        if (!e.name.empty()) std::memcpy(w, e.name.data(), e.name.size());
-        const char* name = w;
-        w += e.name.size();
-        *w++ = kNameValueSeparator;
-        if (!e.value.empty()) std::memcpy(w, e.value.data(), e.value.size());
-        if (!written_entries.empty()) {
-          written_entries[written] = {std::string_view(name, e.name.size()),
-                                      std::string_view(w, e.value.size())};
-        }
-        w += e.value.size();
-        *w++ = kPropertySeparator;
-        ++written;
+        (*order)[placed++] = static_cast<uint8_t>(i);
       } else if (b > next && b < lowest) {
         lowest = b;
       }
     }
     next = lowest;
+  }
+  return true;
+}
+
+// The last order computed on this thread and what it depends on: the names in order, the
+// peak and the format. Producers send the same names message after message, so most sends
+// reuse it instead of hashing every name again.
+struct OrderMemo {
+  std::string names;  // the names' bytes, one after another
+  std::array<uint8_t, kMaxOrdered> name_sizes{};
+  size_t count = 0;
+  size_t peak = 0;
+  PropertiesFormat format;
+  std::array<uint8_t, kMaxOrdered> order{};
+  bool valid = false;
+
+  bool Matches(std::span<const PropertyEntry> entries, size_t p, PropertiesFormat f) const {
+    if (!valid || entries.size() != count || p != peak ||
+        f.initial_capacity != format.initial_capacity) {
+      return false;
+    }
+    size_t at = 0;
+    for (size_t i = 0; i < count; ++i) {
+      const std::string_view n = entries[i].name;
+      // The sizes matched so far, so `names` holds n.size() bytes at `at`.
+      if (n.size() != name_sizes[i]) return false;
+      if (!n.empty() && std::memcmp(names.data() + at, n.data(), n.size()) != 0) return false;
+      at += n.size();
+    }
+    return true;
+  }
+  void Remember(std::span<const PropertyEntry> entries, size_t p, PropertiesFormat f,
+                const std::array<uint8_t, kMaxOrdered>& o) {
+    valid = false;
+    names.clear();
+    for (size_t i = 0; i < entries.size(); ++i) {
+      if (entries[i].name.size() > UINT8_MAX) return;  // not remembered
+      name_sizes[i] = static_cast<uint8_t>(entries[i].name.size());
+      names.append(entries[i].name);
+    }
+    count = entries.size();
+    peak = p;
+    format = f;
+    order = o;
+    valid = names.size() <= 1024;  // a memo, not a store of hostile names
+    if (!valid) names.clear();
+  }
+};
+
+}  // namespace
+
+bool AppendInHashMapOrder(std::span<const PropertyEntry> entries, size_t peak,
+                          PropertiesFormat format, std::string* out,
+                          std::span<PropertyEntry> written_entries) {
+  if (entries.empty()) return true;
+  if (entries.size() > kMaxOrdered) return false;  // not worth a shortcut
+  thread_local OrderMemo memo;
+  std::array<uint8_t, kMaxOrdered> order;
+  if (memo.Matches(entries, peak, format)) {
+    order = memo.order;
+  } else {
+    if (!HashMapOrder(entries, peak, format, &order)) return false;
+    memo.Remember(entries, peak, format, order);
+  }
+  size_t bytes = 0;
+  for (const PropertyEntry& e : entries) bytes += e.name.size() + e.value.size() + 2;
+  // Written in place: sized once (with the last separator, dropped at the end if the
+  // format has none), then filled by position.
+  const size_t at = out->size();
+  out->resize(at + bytes);
+  char* w = out->data() + at;
+  for (size_t k = 0; k < entries.size(); ++k) {
+    const PropertyEntry& e = entries[order[k]];
+    if (!e.name.empty()) std::memcpy(w, e.name.data(), e.name.size());
+    const char* name = w;
+    w += e.name.size();
+    *w++ = kNameValueSeparator;
+    if (!e.value.empty()) std::memcpy(w, e.value.data(), e.value.size());
+    if (!written_entries.empty()) {
+      written_entries[k] = {std::string_view(name, e.name.size()),
+                            std::string_view(w, e.value.size())};
+    }
+    w += e.value.size();
+    *w++ = kPropertySeparator;
   }
   if (!format.trailing_separator) out->pop_back();
   return true;

@@ -491,6 +491,67 @@ TEST(AppendInHashMapOrderTest, MatchesPropertiesBuilderOnRandomSendPaths) {
   EXPECT_GT(fallback, 0);  // the chain of c names forced some
 }
 
+// AppendInHashMapOrder remembers the last order it computed on the thread (producers send
+// the same names again and again). Cases that share much with the one before — the same
+// names with other values, another peak or format, one name changed at the same length,
+// the same names in another order, a name too long to remember — each against a
+// PropertiesBuilder that received the same puts (and removals, for the peak).
+TEST(AppendInHashMapOrderTest, ARememberedOrderIsReusedOnlyForTheSameNamesPeakAndFormat) {
+  struct Case {
+    std::vector<std::string> names;
+    size_t peak;
+    PropertiesFormat format;
+  };
+  const std::string long_name(300, 'L');
+  std::vector<std::string> twelve;
+  for (size_t i = 0; i < 12; ++i) twelve.emplace_back(kTwentyNames[i]);
+  std::vector<std::string> reversed(twelve.rbegin(), twelve.rend());
+  std::vector<std::string> one_changed = twelve;
+  one_changed[3] = "TAGZ";  // kTwentyNames[3] is "TAGS": the same length
+  const PropertiesFormat v4 = PropertiesFormat::RocketMq4_9_8();
+  const PropertiesFormat v5 = PropertiesFormat::RocketMq5Broker();
+  // Each case follows one it differs from in one respect (and whose order differs too).
+  const std::vector<Case> cases = {
+      {twelve, 12, v4},
+      {twelve, 12, v4},  // the same names again: reused
+      {twelve, 12, v5},  // capacity 128
+      {twelve, 12, v4},
+      {twelve, 13, v4},  // a peak past the threshold: capacity 32
+      {twelve, 12, v4},
+      {one_changed, 12, v4},  // "TAGZ" for "TAGS": same length, another bucket
+      {reversed, 12, v4},
+      {{"KEYS", "UNIQ_KEY", "TAGS", "CLUSTER"}, 5, v4},
+      {{"KEYS", "UNIQ_KEY", "TAGS", "CLUSTEQ"}, 5, v4},  // the last byte: another bucket
+      {{"KEYS", "UNIQ_KEY", "TAGS"}, 5, v4},             // a prefix of the names before
+      {{long_name, "KEYS"}, 2, v4},
+      {{long_name, "KEYS"}, 2, v4},  // too long to remember
+      {{"KEYS", "UNIQ_KEY", "TAGS", "CLUSTER"}, 5, v4},
+  };
+  for (int round = 0; round < 3; ++round) {
+    for (size_t c = 0; c < cases.size(); ++c) {
+      const Case& k = cases[c];
+      std::vector<PropertyEntry> entries;
+      std::vector<std::string> values;
+      values.reserve(k.names.size());
+      PropertiesBuilder model(k.format);
+      for (size_t i = 0; i < k.names.size(); ++i) {
+        values.push_back("v" + std::to_string(round) + "_" + std::to_string(i));
+        model.Put(k.names[i], values.back());
+      }
+      for (size_t i = 0; i < values.size(); ++i) entries.push_back({k.names[i], values[i]});
+      // The peak: names put and removed again after the others.
+      for (size_t i = k.names.size(); i < k.peak; ++i) model.Put("pad" + std::to_string(i), "x");
+      for (size_t i = k.names.size(); i < k.peak; ++i) model.Remove("pad" + std::to_string(i));
+      std::string out;
+      ASSERT_TRUE(AppendInHashMapOrder(entries, k.peak, k.format, &out))
+          << "round " << round << " case " << c;
+      EXPECT_EQ(out, model.Build()) << "round " << round << " case " << c;
+    }
+  }
+  // The changed name really is the same length.
+  EXPECT_EQ(one_changed[3].size(), twelve[3].size());
+}
+
 TEST(AppendInHashMapOrderTest, ResizesAtThePeakAndAppendsToWhatIsThere) {
   // 13 names: the table doubles to 32 (threshold 12), also when one was removed after.
   std::vector<PropertyEntry> entries;
