@@ -305,7 +305,7 @@ Status ConsumeQueue::PutUnit(PhysicalOffset offset, int32_t size, int64_t tags_c
   if (!last) return StartQueueLocked(expected, &unit);
   const int64_t current = last->start_offset().value() + last->wrote_position();
   if (expected < current) return Status::OK();  // this position is already written
-  if (files_->file_count() == 1 && last->wrote_position() == 0) {
+  if (last->wrote_position() == 0 && files_->file_count() == 1) {
     // The queue holds no unit yet (a kept empty first file, or an earlier start that
     // failed after creating its file): it may start anywhere at or after its end.
     if (expected >= last->end_offset().value()) RS_RETURN_IF_ERROR(files_->RemoveAll());
@@ -323,6 +323,9 @@ Status ConsumeQueue::PutUnit(PhysicalOffset offset, int32_t size, int64_t tags_c
                               " starts before the end of the last unit's record " +
                               std::to_string(max_physic));
   }
+  // The last file continues the queue (current is its end): while it has room it is the
+  // writable one (as GetWritableFile would answer, without its locks).
+  if (!last->IsFull()) return AppendLocked(last, unit);
   RS_ASSIGN_OR_RETURN(std::shared_ptr<MappedFile> file,
                       files_->GetWritableFile(PhysicalOffset(current)));
   if (file->start_offset().value() + file->wrote_position() != expected) {
