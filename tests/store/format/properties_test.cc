@@ -71,6 +71,64 @@ TEST(ParsePropertiesTest, BothTrailingVariantsReadTheSame) {
   }
 }
 
+// The readers cut the text in one pass over its separators (16 bytes at a time). Random
+// texts of separators and a few letters, at every length up to 80 (so every position of a
+// separator against the 16-byte blocks), read as the rules say: cut at each 0x02; a piece
+// of 3 or more bytes whose first 0x01 is neither its first nor its last byte is an entry.
+// Checked through ParseProperties (the views themselves: same bytes of the same text),
+// FindProperty and PropertyIndex.
+TEST(ParsePropertiesTest, OnePassReadsRandomTextsAsTheRulesSay) {
+  auto rules = [](std::string_view props) {
+    std::vector<std::pair<std::string_view, std::string_view>> out;
+    size_t index = 0;
+    while (index < props.size()) {
+      size_t end = props.find('\x02', index);
+      if (end == std::string_view::npos) end = props.size();
+      const std::string_view piece = props.substr(index, end - index);
+      const size_t kv = piece.find('\x01');
+      if (piece.size() >= 3 && kv != std::string_view::npos && kv > 0 && kv < piece.size() - 1) {
+        const std::string_view name = piece.substr(0, kv), value = piece.substr(kv + 1);
+        bool seen = false;
+        for (auto& [n, v] : out) {
+          if (n == name) {
+            v = value;
+            seen = true;
+          }
+        }
+        if (!seen) out.emplace_back(name, value);
+      }
+      index = end + 1;
+    }
+    return out;
+  };
+  uint64_t seed = 0x9E3779B97F4A7C15ull;
+  auto next = [&] {
+    seed ^= seed << 13;
+    seed ^= seed >> 7;
+    seed ^= seed << 17;
+    return seed;
+  };
+  const char alphabet[] = {'\x01', '\x02', 'a', 'b', 'c', '\x01', '\x02', 'a'};
+  for (int iter = 0; iter < 20000; ++iter) {
+    std::string text(static_cast<size_t>(iter % 81), ' ');
+    for (char& c : text) c = alphabet[next() % sizeof(alphabet)];
+    const auto want = rules(text);
+    const auto got = ParseProperties(text);
+    ASSERT_EQ(got.size(), want.size()) << "iteration " << iter;
+    for (size_t i = 0; i < want.size(); ++i) {
+      EXPECT_EQ(got[i].first.data(), want[i].first.data()) << "iteration " << iter;
+      EXPECT_EQ(got[i].first.size(), want[i].first.size()) << "iteration " << iter;
+      EXPECT_EQ(got[i].second.data(), want[i].second.data()) << "iteration " << iter;
+      EXPECT_EQ(got[i].second.size(), want[i].second.size()) << "iteration " << iter;
+      EXPECT_EQ(FindProperty(text, want[i].first), want[i].second) << "iteration " << iter;
+    }
+    const PropertyIndex index(text);
+    ASSERT_EQ(index.size(), want.size()) << "iteration " << iter;
+    for (const auto& [name, value] : want) EXPECT_EQ(index.Find(name), value);
+    EXPECT_FALSE(FindProperty(text, "zz").has_value());
+  }
+}
+
 TEST(FindPropertyTest, MatchesWholeNamesOnly) {
   const std::string props = J("KEYSX=1;xKEYS=2;TAGS=KEYS;K=3");
   EXPECT_EQ(FindProperty(props, "KEYS"), std::nullopt);
