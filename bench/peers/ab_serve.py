@@ -11,14 +11,16 @@ alternating per round (OLD NEW, then NEW OLD) so the VM's drift hits both alike.
   async 4x64     ASYNC_FLUSH  produce, 4 x 64
   async 50x1     ASYNC_FLUSH  produce, 50 x 1
   sync 50x1      SYNC_FLUSH   produce, 50 x 1 (every answer after its group commit)
+  latency 1x1    ASYNC_FLUSH  latency: one send at a time, 1 KiB
 
-Per row and binary: msgs/s and the server's CPU per message (all threads, from /proc);
-per round the ratios NEW/OLD (rate > 1: NEW faster; CPU < 1: NEW spends less); at the
-end the median and range of both over the rounds.
+Per row and binary: msgs/s and the server's CPU per message (all threads, from /proc),
+and for the latency row the send's p50 in microseconds; per round the ratios NEW/OLD
+(rate > 1: NEW faster; CPU < 1: NEW spends less; p50 < 1: NEW answers sooner); at the
+end the median and range of each over the rounds.
 
   bench/peers/ab_serve.py --old /path/to/old/rocketstore [--new build/release/rocketstore]
                           [--peer build/release/bench/rs_peer] [--rounds 3] [--seconds 4]
-                          [--rows async1x256,sync50x1] [--memory-limit MIB]
+                          [--rows async1x256,sync50x1,latency1x1] [--memory-limit MIB]
 """
 import argparse
 import os
@@ -34,6 +36,7 @@ ROWS = {
     "async4x64": ("async", "4x64"),
     "async50x1": ("async", "50x1"),
     "sync50x1": ("sync", "50x1"),
+    "latency1x1": ("async", "latency"),
 }
 
 
@@ -69,7 +72,7 @@ def main():
         if not os.access(b, os.X_OK):
             ap.error(f"{b} is not an executable (build it first)")
 
-    ratios = {r: ([], []) for r in rows}
+    ratios = {r: ([], [], []) for r in rows}
     with tempfile.TemporaryDirectory(prefix="ab-serve-") as tmp:
         try:
             servers = {}
@@ -84,28 +87,39 @@ def main():
                     got = {}
                     for tag in order:
                         p, addr = servers[(tag, mode)]
+                        if shape == "latency":
+                            argv = [args.peer, "latency", "--addr", addr]
+                        else:
+                            argv = [args.peer, "produce", "--addr", addr, "--shape", shape]
                         res = run_peers.run_client(
-                            [args.peer, "produce", "--addr", addr, "--shape", shape,
-                             "--seconds", str(args.seconds), "--size", str(run_peers.BODY_SIZE),
-                             "--server-pid", str(p.pid)], f"rs_peer {shape} ({tag})")
+                            argv + ["--seconds", str(args.seconds), "--size",
+                                    str(run_peers.BODY_SIZE), "--server-pid", str(p.pid)],
+                            f"rs_peer {shape} ({tag})")
                         rate = res["msgs"] / res["secs"]
                         cpu = res["cpu_us"] / max(res["msgs"], 1)
-                        got[tag] = (rate, cpu)
-                        print(f"{rnd:>5}  {row:<11} {tag:<4} {rate:>10.0f} {cpu:>11.2f}",
-                              flush=True)
+                        p50 = res.get("latency", {}).get("p50_us", 0.0)
+                        got[tag] = (rate, cpu, p50)
+                        print(f"{rnd:>5}  {row:<11} {tag:<4} {rate:>10.0f} {cpu:>11.2f}"
+                              + (f"  p50 {p50:.1f} us" if p50 else ""), flush=True)
                     rr = got["new"][0] / got["old"][0]
                     cr = got["new"][1] / got["old"][1]
                     ratios[row][0].append(rr)
                     ratios[row][1].append(cr)
-                    print(f"{rnd:>5}  {row:<11} new/old rate {rr:.2f}x, cpu {cr:.2f}x", flush=True)
+                    lr = got["new"][2] / got["old"][2] if got["old"][2] else 0.0
+                    ratios[row][2].append(lr)
+                    print(f"{rnd:>5}  {row:<11} new/old rate {rr:.2f}x, cpu {cr:.2f}x"
+                          + (f", p50 {lr:.2f}x" if lr else ""), flush=True)
         finally:
             run_peers.stop_all()
 
     print("\nmedians over rounds (range): rate new/old (> 1 faster), cpu new/old (< 1 cheaper)")
     for row in rows:
-        rr, cr = ratios[row]
-        print(f"  {row:<11} rate {statistics.median(rr):.2f}x ({min(rr):.2f}-{max(rr):.2f})"
-              f"   cpu {statistics.median(cr):.2f}x ({min(cr):.2f}-{max(cr):.2f})")
+        rr, cr, lr = ratios[row]
+        line = (f"  {row:<11} rate {statistics.median(rr):.2f}x ({min(rr):.2f}-{max(rr):.2f})"
+                f"   cpu {statistics.median(cr):.2f}x ({min(cr):.2f}-{max(cr):.2f})")
+        if any(lr):
+            line += f"   p50 {statistics.median(lr):.2f}x ({min(lr):.2f}-{max(lr):.2f})"
+        print(line)
 
 
 if __name__ == "__main__":

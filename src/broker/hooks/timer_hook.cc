@@ -1,6 +1,7 @@
 #include "broker/hooks/timer_hook.h"
 
 #include <optional>
+#include <span>
 
 #include "broker/system_topics.h"
 #include "store/format/properties.h"
@@ -38,8 +39,10 @@ Verdict TimerHook::BeforePut(const PutContext& context, DraftMessage& message) {
       kPropTimerDelaySec,     kPropTimerDelayMs,      kPropTimerDeliverMs,
       format::kPropertyDelay, timer::kPropTimerOutMs, timer::kPropTimerDelUniqKey};
   std::optional<std::string_view> v[6];
-  message.FindProperties(kNames, v);
+  // The three timer names first: most sends carry none, and end here.
+  message.FindProperties(std::span(kNames).first(3), std::span(v).first(3));
   if (!v[0] && !v[1] && !v[2]) return Verdict::Ok();
+  message.FindProperties(std::span(kNames).subspan(3), std::span(v).subspan(3));
   if (std::optional<int64_t> level = v[3] ? timer::ParseLong(*v[3]) : std::nullopt;
       level && *level > 0) {
     format::PropertiesBuilder b = format::PropertiesBuilder::FromString(props);
