@@ -163,7 +163,7 @@ void Connection::SendResponse(const RemotingCommand& request, RemotingCommand re
   Send(std::move(response));
 }
 
-void Connection::Send(RemotingCommand command) {
+void Connection::Send(RemotingCommand&& command) {
   if (closed_) return;
   if (strand_.running_in_this_thread()) {
     // A handler answering inline (the common case): no hand-off, no allocation.
@@ -173,7 +173,7 @@ void Connection::Send(RemotingCommand command) {
   server_->SendFromOutside(shared_from_this(), std::move(command));
 }
 
-void Connection::Enqueue(RemotingCommand cmd) {
+void Connection::Enqueue(RemotingCommand&& cmd) {
   if (closed_) return;
   // Encode in place: the frame's body parts point into the queued command, which a deque
   // never moves.

@@ -89,7 +89,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // Queues a response to `request` (nothing for a oneway request). Any thread.
   void SendResponse(const protocol::RemotingCommand& request, protocol::RemotingCommand response);
   // Queues any command (e.g. a oneway server → client request). Any thread.
-  void Send(protocol::RemotingCommand command);
+  void Send(protocol::RemotingCommand&& command);
   void Close();
 
   // One object the server's user keeps per connection (e.g. the broker's channel handle).
@@ -112,7 +112,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void DoRead();
   void OnRead(const asio::error_code& ec, size_t n);
   bool ProcessBuffer();
-  void Enqueue(protocol::RemotingCommand cmd);
+  void Enqueue(protocol::RemotingCommand&& cmd);
   void Recycle(std::unique_ptr<Pending> p);  // a written (or dropped) entry, into spare_
   // Writes queue_ until it is empty (inline while the socket takes it all) or an
   // asynchronous write is under way (writing_ stays true until it completes).
