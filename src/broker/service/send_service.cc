@@ -265,10 +265,11 @@ std::optional<SendResult> SendService::Send(const RequestContext& context,
       options_.stats ? options_.stats->ResolvePut(request.topic, type) : BrokerStats::PutKey{};
   auto finish = [this, done = std::move(later), queue_id, batch, uniq = std::move(uniq),
                  recall = std::move(recall), sizes = std::move(sizes), stats_key,
-                 is_timer](PutMessageResult put) {
-    SendResult r = BuildResult(put, queue_id, batch, uniq, sizes);
+                 is_timer](PutMessageResult put) mutable {
+    // Called once: the strings move into the result.
+    SendResult r = BuildResult(put, queue_id, batch, std::move(uniq), sizes);
     if (r.stored()) {
-      r.recall_handle = recall;
+      r.recall_handle = std::move(recall);
       Count(stats_key, is_timer, put);
     }
     done(std::move(r));
