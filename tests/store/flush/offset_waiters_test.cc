@@ -7,6 +7,7 @@
 
 #include "base/clock.h"
 #include "testing/status_matchers.h"
+#include "testing/xorshift.h"
 
 namespace rocketstore {
 namespace {
@@ -130,13 +131,8 @@ TEST(OffsetWaitersTest, ACallbackMayWaitAgain) {
 // expiries against a model that keeps every waiter in a list: the same waiters run, in
 // the same order, with the same outcome.
 TEST(OffsetWaitersTest, MatchesAListModelOnRandomOperations) {
-  uint64_t seed = 0x9E3779B97F4A7C15ull;
-  auto next = [&seed](uint64_t n) {
-    seed ^= seed << 13;
-    seed ^= seed >> 7;
-    seed ^= seed << 17;
-    return static_cast<int64_t>(seed % n);
-  };
+  testing::XorShift64 generator(0x9E3779B97F4A7C15ull);
+  auto next = [&generator](uint64_t n) { return static_cast<int64_t>(generator() % n); };
   struct ModelWaiter {
     int64_t target, deadline;
     int id;

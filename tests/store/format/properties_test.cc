@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "testing/xorshift.h"
+
 namespace rocketstore::format {
 namespace {
 
@@ -101,13 +103,7 @@ TEST(ParsePropertiesTest, OnePassReadsRandomTextsAsTheRulesSay) {
     }
     return out;
   };
-  uint64_t seed = 0x9E3779B97F4A7C15ull;
-  auto next = [&] {
-    seed ^= seed << 13;
-    seed ^= seed >> 7;
-    seed ^= seed << 17;
-    return seed;
-  };
+  testing::XorShift64 next(0x9E3779B97F4A7C15ull);
   const char alphabet[] = {'\x01', '\x02', 'a', 'b', 'c', '\x01', '\x02', 'a'};
   for (int iter = 0; iter < 20000; ++iter) {
     std::string text(static_cast<size_t>(iter % 81), ' ');
@@ -488,13 +484,7 @@ TEST(AppendInHashMapOrderTest, MatchesPropertiesBuilderOnRandomSendPaths) {
   for (std::string_view c : {"c3", "c20", "c31", "c42", "c53", "c64", "c75", "c86", "c97"}) {
     pool.push_back(c);
   }
-  uint64_t seed = 88172645463325252ull;
-  auto next = [&] {
-    seed ^= seed << 13;
-    seed ^= seed >> 7;
-    seed ^= seed << 17;
-    return seed;
-  };
+  testing::XorShift64 next(88172645463325252ull);
   int shortcut = 0, fallback = 0;
   for (int iter = 0; iter < 3000; ++iter) {
     const PropertiesFormat format =

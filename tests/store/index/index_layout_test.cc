@@ -7,6 +7,7 @@
 #include <string>
 
 #include "base/coding.h"
+#include "testing/xorshift.h"
 
 namespace rocketstore::format {
 namespace {
@@ -53,13 +54,7 @@ TEST(IndexLayoutTest, KeyHashFromTheTopicSeedIsTheBuiltKeysHash) {
   EXPECT_EQ(IndexKeyHashFrom(IndexKeySeed("TopicTest"), "order-12345"), 2001722958);
   const std::string pieces[] = {"",     "a",    "TopicTest", "\xC3\xA9", "\xF0\x9F\x98\x80",
                                 "\xC3", "\x80", "\xF0\x9F",  "#",        "0123456789abcdefXYZ"};
-  uint64_t seed = 0x2545F4914F6CDD1Dull;
-  auto next = [&seed] {
-    seed ^= seed << 13;
-    seed ^= seed >> 7;
-    seed ^= seed << 17;
-    return seed;
-  };
+  testing::XorShift64 next(0x2545F4914F6CDD1Dull);
   for (int i = 0; i < 20000; ++i) {
     std::string topic, key;
     for (int n = static_cast<int>(next() % 4); n > 0; --n) topic += pieces[next() % 10];
