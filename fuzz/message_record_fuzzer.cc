@@ -6,8 +6,9 @@
 //   * kTruncated only when the input really is shorter than the announced TOTALSIZE, and
 //     every proper prefix of an accepted record is kTruncated;
 //   * check_crc=true never accepts what check_crc=false rejects;
-//   * FindProperty agrees with ParseProperties; RemoveProperty removes exactly one name;
-//     PropertiesBuilder output parses back to the same map;
+//   * FindProperty and PropertyIndex agree with ParseProperties; RemoveProperty removes
+//     exactly one name; PropertiesBuilder output parses back to the same map, and
+//     AppendInHashMapOrder (when it takes the input) writes the same bytes;
 //   * an accepted msgId / host string re-encodes to itself.
 #include <cstdint>
 #include <cstdio>
@@ -121,7 +122,20 @@ void CheckProperties(std::string_view text) {
     std::map<std::string_view, std::string_view> back;
     for (const auto& [n, v] : ParseProperties(built)) back.emplace(n, v);
     FUZZ_CHECK(back == as_map);
+    // The send path's shortcut writes what the builder writes (it remembers the last
+    // order per thread: consecutive inputs exercise reuse and misses).
+    std::vector<PropertyEntry> entries;
+    for (const auto& [n, v] : parsed) entries.push_back({n, v});
+    std::string shortcut;
+    if (AppendInHashMapOrder(entries, entries.size(), format, &shortcut)) {
+      FUZZ_CHECK(shortcut == built);
+    } else {
+      FUZZ_CHECK(shortcut.empty());
+    }
   }
+  const PropertyIndex index(text);
+  FUZZ_CHECK(index.size() == parsed.size());
+  for (const auto& [name, value] : parsed) FUZZ_CHECK(index.Find(name) == value);
 }
 
 void CheckIds(std::string_view text) {
