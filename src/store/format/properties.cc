@@ -290,8 +290,7 @@ void PropertyIndex::Assign(std::span<const PropertyEntry> entries) {
   }
 }
 
-std::optional<std::string_view> PropertyIndex::Find(std::string_view name) const {
-  if ((mask_ & MaskBit(name)) == 0) return std::nullopt;
+std::optional<std::string_view> PropertyIndex::FindListed(std::string_view name) const {
   for (const PropertyEntry& e : entries()) {
     if (e.name.size() == name.size() && e.name == name) return e.value;
   }
