@@ -190,7 +190,7 @@ void Broker::BuildServices() {
   pull_ = std::make_unique<PullService>(po, clock_, *store_, *topics_, *groups_, *offsets_,
                                         *consumers_, *holds_);
   clients_ = std::make_unique<ClientService>(*consumers_, *producers_, *topics_, *groups_,
-                                             register_and_wait);
+                                             request_registration);
   offset_service_ = std::make_unique<OffsetService>(*store_, *offsets_);
   query_ = std::make_unique<QueryService>(*store_);
   topic_service_ =

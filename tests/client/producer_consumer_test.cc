@@ -404,7 +404,16 @@ TEST_F(ProducerConsumerTest, SendBackRedeliversThroughTheRetryTopic) {
   auto got = PollN(c, 1);
   ASSERT_EQ(got.size(), 1u);
   ASSERT_OK(c.SendBack(got[0], 1));  // level 1 = 1 s
-  ASSERT_OK(c.Rebalance());          // picks up %RETRY%cg-retry
+  // Rebalancing picks up %RETRY%cg-retry once its route is registered: the round the
+  // consumer's first heartbeat asked for may still be under way (a Java consumer, too,
+  // finds it at a later rebalance).
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (true) {
+    ASSERT_OK(c.Rebalance());
+    if (!Of(c, "%RETRY%cg-retry").empty() || std::chrono::steady_clock::now() > until) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_EQ(Of(c, "%RETRY%cg-retry").size(), 1u);
   auto retried = PollN(c, 1);
   ASSERT_EQ(retried.size(), 1u);
   EXPECT_EQ(retried[0].topic, "TopicRetry");

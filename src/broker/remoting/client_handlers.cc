@@ -42,12 +42,7 @@ RemotingFrontend::Reply RemotingFrontend::OnHeartbeat(const Conn& c, Cmd& r) {
   req.client_id = std::move(hb->client_id);
   for (auto& p : hb->producer_data_set) req.producer_groups.push_back(std::move(p.group_name));
   for (auto& cd : hb->consumer_data_set) req.consumers.push_back(ToService(std::move(cd)));
-  // A heartbeat that created a %RETRY% topic is answered after the registration round.
-  auto now = s_.clients->Heartbeat(ContextOf(c, r), req, [c, stub = RequestStub(r)](Verdict v) {
-    c->SendResponse(stub, ReplyTo(stub, v));
-  });
-  if (now) return ReplyTo(r, *now);
-  return std::nullopt;
+  return ReplyTo(r, s_.clients->Heartbeat(ContextOf(c, r), req));
 }
 
 RemotingFrontend::Reply RemotingFrontend::OnUnregisterClient(const Conn& c, Cmd& r) {

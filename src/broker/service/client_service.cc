@@ -10,16 +10,14 @@ constexpr int32_t kTopicSysFlagUnitSub = 0x2;
 
 ClientService::ClientService(ConsumerManager& consumers, ProducerManager& producers,
                              TopicConfigManager& topics, SubscriptionGroupManager& groups,
-                             RequestRegistration register_routes)
+                             std::function<void()> on_topic_created)
     : consumers_(consumers),
       producers_(producers),
       topics_(topics),
       groups_(groups),
-      register_routes_(std::move(register_routes)) {}
+      on_topic_created_(std::move(on_topic_created)) {}
 
-std::optional<Verdict> ClientService::Heartbeat(const RequestContext& context,
-                                                const HeartbeatRequest& request,
-                                                AnswerLater later) {
+Verdict ClientService::Heartbeat(const RequestContext& context, const HeartbeatRequest& request) {
   if (request.client_id.empty()) {
     return Verdict::Error(Outcome::kSystemError, "the custom field clientID is null");
   }
@@ -29,7 +27,6 @@ std::optional<Verdict> ClientService::Heartbeat(const RequestContext& context,
   info.client_id = request.client_id;
   info.language = context.language;
   info.version = context.version;
-  bool created = false;
   for (const ConsumerData& data : request.consumers) {
     if (data.group.empty()) continue;
     const std::optional<SubscriptionGroupConfig> gc = groups_.FindOrAutoCreate(data.group);
@@ -41,7 +38,7 @@ std::optional<Verdict> ClientService::Heartbeat(const RequestContext& context,
           t.sys_flag = kTopicSysFlagUnitSub;  // TopicSysFlag.buildSysFlag(false, true)
           topics_.Upsert(t);
         }
-        created = true;
+        if (on_topic_created_) on_topic_created_();
       }
     }
     consumers_.Register(data, info, !gc || gc->notify_consumer_ids_changed_enable);
@@ -49,8 +46,7 @@ std::optional<Verdict> ClientService::Heartbeat(const RequestContext& context,
   for (const std::string& group : request.producer_groups) {
     if (!group.empty()) producers_.Register(group, info);
   }
-  if (!created) return Verdict::Ok();
-  return AnswerAfterRound(register_routes_, Verdict::Ok(), std::move(later));
+  return Verdict::Ok();
 }
 
 Verdict ClientService::Unregister(const RequestContext& context, const std::string& client_id,

@@ -8,10 +8,13 @@
 //     (notifying the group when it changed and notifyConsumerIdsChangedEnable — true for a
 //     group that does not exist); each producer group registers the channel in the
 //     ProducerManager. SUCCESS even when the group does not exist.
-//     A heartbeat that created a %RETRY% topic is answered once the registration round
-//     that carries it has ended (route_registration.h): Java registers the topic before
-//     it answers (registerBrokerAll in createTopicInSendMessageBackMethod), so a client's
-//     first rebalance after its first heartbeat finds the retry route.
+//     A heartbeat that created a %RETRY% topic asks for a registration round and is
+//     answered at once, without waiting for it: Java's createTopicInSendMessageBackMethod
+//     only sends a oneway REGISTER_BROKER (after at most registerBrokerTimeoutMills),
+//     and a round here may wait for one already under way and then for each name server
+//     in turn, longer than a client waits for its heartbeat (3 s). The route shows up
+//     when the round ends; a client that rebalanced before finds it at its next
+//     rebalance.
 //   Unregister: UNREGISTER_CLIENT for a producer and/or consumer group (the consumer
 //     group is looked up with FindOrAutoCreate too, as Java's unregisterClient).
 //   ConsumerIds: GET_CONSUMER_LIST_BY_GROUP.
@@ -20,7 +23,6 @@
 #pragma once
 
 #include <functional>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,7 +31,6 @@
 #include "broker/service/consumer_manager.h"
 #include "broker/service/outcome.h"
 #include "broker/service/producer_manager.h"
-#include "broker/service/route_registration.h"
 
 namespace rocketstore::broker {
 
@@ -46,17 +47,11 @@ struct ConsumerIdsResult {
 
 class ClientService {
  public:
-  // `register_routes` is asked for a round after a heartbeat created a %RETRY% topic; it
-  // may be empty (no name servers).
+  // `on_topic_created` runs after a heartbeat created a %RETRY% topic (re-register).
   ClientService(ConsumerManager& consumers, ProducerManager& producers, TopicConfigManager& topics,
-                SubscriptionGroupManager& groups, RequestRegistration register_routes);
+                SubscriptionGroupManager& groups, std::function<void()> on_topic_created);
 
-  // nullopt when `later` will answer (a %RETRY% topic was created; see the file comment).
-  std::optional<Verdict> Heartbeat(const RequestContext& context, const HeartbeatRequest& request,
-                                   AnswerLater later);
-  Verdict Heartbeat(const RequestContext& context, const HeartbeatRequest& request) {
-    return *Heartbeat(context, request, nullptr);
-  }
+  Verdict Heartbeat(const RequestContext& context, const HeartbeatRequest& request);
   Verdict Unregister(const RequestContext& context, const std::string& client_id,
                      const std::string& producer_group, const std::string& consumer_group);
   ConsumerIdsResult ConsumerIds(const std::string& group) const;
@@ -66,7 +61,7 @@ class ClientService {
   ProducerManager& producers_;
   TopicConfigManager& topics_;
   SubscriptionGroupManager& groups_;
-  const RequestRegistration register_routes_;
+  const std::function<void()> on_topic_created_;
 };
 
 }  // namespace rocketstore::broker
