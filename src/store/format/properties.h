@@ -248,9 +248,12 @@ class PropertyIndex {
 // the peak size decides) and in insertion order within a bucket. The exception is a bucket
 // reaching TREEIFY_THRESHOLD names while the table is below 64, which resizes early: then
 // nothing is appended and false is returned (use PropertiesBuilder, which models it); also
-// for more than PropertyIndex::kInline entries. No allocation but `out`'s. When `written`
-// is given (room for entries.size()), it receives the entries in the order written, as
-// views into *out (valid while *out is neither changed nor moved).
+// for more than PropertyIndex::kInline entries. When `written` is given (room for
+// entries.size()), it receives the entries in the order written, as views into *out
+// (valid while *out is neither changed nor moved).
+// The order of the last call on this thread is remembered (names, peak, format) and
+// reused when they are the same: a producer sends the same names again and again. Past
+// `out`, only remembering new names allocates (a per-thread string, kept).
 bool AppendInHashMapOrder(std::span<const PropertyEntry> entries, size_t peak,
                           PropertiesFormat format, std::string* out,
                           std::span<PropertyEntry> written = {});

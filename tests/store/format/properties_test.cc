@@ -583,7 +583,8 @@ TEST(AppendInHashMapOrderTest, ARememberedOrderIsReusedOnlyForTheSameNamesPeakAn
       values.reserve(k.names.size());
       PropertiesBuilder model(k.format);
       for (size_t i = 0; i < k.names.size(); ++i) {
-        values.push_back("v" + std::to_string(round) + "_" + std::to_string(i));
+        values.push_back("v" + std::to_string(round) + "_" + std::to_string(c) + "_" +
+                         std::to_string(i));
         model.Put(k.names[i], values.back());
       }
       for (size_t i = 0; i < values.size(); ++i) entries.push_back({k.names[i], values[i]});
