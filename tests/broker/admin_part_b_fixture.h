@@ -24,6 +24,7 @@
 #include "protocol/frame_codec.h"
 #include "protocol/headers/admin_consumer_headers.h"
 #include "protocol/internal/json_tree.h"
+#include "testing/heartbeat_data.h"
 #include "testing/temp_dir.h"
 
 namespace rocketstore::broker::testing {
@@ -187,13 +188,9 @@ class AdminPartBTest : public ::testing::Test {
                          const std::vector<std::pair<std::string, int64_t>>& topics,
                          const std::string& from_where = "CONSUME_FROM_FIRST_OFFSET",
                          int32_t version = 409) {
-    protocol::HeartbeatData hb;
-    hb.client_id = client_id;
-    protocol::ConsumerData cd;
-    cd.group_name = group;
-    cd.consume_type = "CONSUME_PASSIVELY";
-    cd.message_model = "CLUSTERING";
-    cd.consume_from_where = from_where;
+    protocol::HeartbeatData hb =
+        ::rocketstore::testing::ConsumerHeartbeatData(client_id, group, from_where);
+    protocol::ConsumerData& cd = hb.consumer_data_set[0];
     for (const auto& [topic, version_stamp] : topics) {
       protocol::SubscriptionData s;
       s.topic = topic;
@@ -201,7 +198,6 @@ class AdminPartBTest : public ::testing::Test {
       s.sub_version = version_stamp;
       cd.subscription_data_set.push_back(s);
     }
-    hb.consumer_data_set.push_back(cd);
     hb.producer_data_set.push_back({"CLIENT_INNER_PRODUCER"});
     RemotingCommand beat = protocol::MakeRequest(RequestCode::kHeartBeat);
     beat.version = version;

@@ -31,6 +31,7 @@
 #include "namesrv/name_server.h"
 #include "net/remoting_client.h"
 #include "protocol/bodies/client_bodies.h"
+#include "testing/heartbeat_data.h"
 #include "testing/temp_dir.h"
 
 namespace rocketstore {
@@ -253,23 +254,12 @@ TEST_F(RegistrationWaitTest, RouteIsThereRightAfterTheCreateAnswer) {
 // A heartbeat of a new group is answered at once, even when a name server hangs (its
 // round would take registerBrokerTimeoutMills per name server, longer than a client waits
 // for a heartbeat); the retry route follows when the round it asked for has ended.
-protocol::HeartbeatData ConsumerHeartbeat(const std::string& client_id, const std::string& group) {
-  protocol::HeartbeatData hb;
-  hb.client_id = client_id;
-  protocol::ConsumerData cd;
-  cd.group_name = group;
-  cd.consume_type = "CONSUME_PASSIVELY";
-  cd.message_model = "CLUSTERING";
-  cd.consume_from_where = "CONSUME_FROM_LAST_OFFSET";
-  hb.consumer_data_set.push_back(cd);
-  return hb;
-}
 
 TEST_F(RegistrationWaitTest, HeartbeatOfANewGroupIsAnsweredAtOnceAndItsRetryRouteFollows) {
   StartNameServer();
   StartBroker({ns_addr()});
   RemotingCommand beat = protocol::MakeRequest(RequestCode::kHeartBeat);
-  beat.body.Assign(ConsumerHeartbeat("127.0.0.1@hb", "HB_G").Encode());
+  beat.body.Assign(testing::ConsumerHeartbeatData("127.0.0.1@hb", "HB_G").Encode());
   ASSERT_EQ(Call(std::move(beat)).code, 0);
   EXPECT_TRUE(broker_->topics().Find("%RETRY%HB_G").has_value());
   // The round it asked for registers the retry topic (waited for, not slept).
@@ -286,7 +276,7 @@ TEST_F(RegistrationWaitTest, HeartbeatWithAHangingNameServerIsAnsweredAtOnce) {
   StartBroker({silent.addr()}, 3200);
   const auto start = std::chrono::steady_clock::now();
   RemotingCommand beat = protocol::MakeRequest(RequestCode::kHeartBeat);
-  beat.body.Assign(ConsumerHeartbeat("127.0.0.1@hang", "HB_HANG").Encode());
+  beat.body.Assign(testing::ConsumerHeartbeatData("127.0.0.1@hang", "HB_HANG").Encode());
   RemotingCommand answer = Call(std::move(beat));
   const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(
                           std::chrono::steady_clock::now() - start)
