@@ -6,6 +6,8 @@
 #include <cstring>
 #include <new>
 
+#include "protocol/internal/json_bytes.h"
+
 namespace rocketstore::protocol {
 
 template <class Schema>
@@ -45,18 +47,6 @@ void FieldsByPosition<Schema>::Reserve(size_t bytes) {
   if (block_ == nullptr) block_ = NewBlock(bytes, nullptr);
 }
 
-namespace {
-// SetAt's kPlain promise, checked in debug builds.
-[[maybe_unused]] bool NeedsNoEscape(std::string_view value) {
-  for (char c : value) {
-    const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                       c == '_' || c == '.' || c == ':' || c == '@' || c == '-';
-    if (!plain) return false;
-  }
-  return true;
-}
-}  // namespace
-
 template <class Schema>
 bool FieldsByPosition<Schema>::SetIntAt(int i, int64_t value) {
   char digits[24];
@@ -66,7 +56,9 @@ bool FieldsByPosition<Schema>::SetIntAt(int i, int64_t value) {
 
 template <class Schema>
 bool FieldsByPosition<Schema>::SetAt(int i, std::string_view value, Escape escape) {
-  assert(escape == kCheck || NeedsNoEscape(value));
+  // The kPlain promise, by the encoder's own rule (a debug build checks it).
+  assert(escape == kCheck || internal::SkipJsonPlain(value.data(), value.data() + value.size()) ==
+                                 value.data() + value.size());
   if (i < 0 || i >= kCount || block_ == nullptr) return false;
   // A repeated name: the new value goes after the old one (kept until the block goes).
   // Past the room, into a larger block; `value` may be a view of this block, so it is

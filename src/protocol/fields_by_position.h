@@ -69,9 +69,9 @@ class FieldsByPosition {
   [[nodiscard]] bool Set(std::string_view name, std::string_view value) {
     return SetAt(IndexOf(name), value, kCheck);
   }
-  // By schema position (IndexOf). kPlain promises that `value` needs no JSON escape: only
-  // [A-Za-z0-9_.:@-] — a debug build checks it. False, setting nothing, when i is out of
-  // range or before Reserve.
+  // By schema position (IndexOf). kPlain promises that `value` holds no byte a JSON
+  // string must escape (internal/json_bytes.h's rule) — a debug build checks it. False,
+  // setting nothing, when i is out of range or before Reserve.
   enum Escape : bool { kCheck = false, kPlain = true };
   [[nodiscard]] bool SetAt(int i, std::string_view value, Escape escape);
   // The decimal digits of `value`, plain.
