@@ -15,7 +15,8 @@
 // give: tests/protocol/json_header_test.cc and fuzz/json_header_fuzzer.cc compare them.
 // With Limits::send_fields_by_position, a send request's one-letter fields go to
 // RemotingCommand::send_v2 instead of ext_fields (a response gives up, as does any other
-// shape); the same tests compare what FindField reads either way.
+// shape), as one copy of the text with each value placed in it; the same tests compare
+// what FindField reads either way.
 #include <bit>
 #include <cstdint>
 #include <cstring>
@@ -67,12 +68,13 @@ class FastjsonHeaderReader {
   }
 
  private:
-  bool Literal(std::string_view word) {
-    if (static_cast<size_t>(end_ - p_) < word.size() ||
-        std::memcmp(p_, word.data(), word.size()) != 0) {
-      return false;
-    }
-    p_ += word.size();
+  // The word is a string literal: its size is known where this is inlined, so the
+  // comparison needs no call.
+  template <size_t N>
+  bool Literal(const char (&word)[N]) {
+    constexpr size_t n = N - 1;
+    if (static_cast<size_t>(end_ - p_) < n || std::memcmp(p_, word, n) != 0) return false;
+    p_ += n;
     return true;
   }
 
@@ -162,17 +164,55 @@ class FastjsonHeaderReader {
       return ext->size();
     });
   }
-  // The same into SendV2Fields: names other than "a" .. "n" are dropped (but counted
-  // against max_ext_fields, so the same headers fall back as with the map).
+  // The same into SendV2Fields, with one copy: the rest of the text goes into the block
+  // at once (AdoptText) and each value is placed at its own offset there — a value with
+  // escapes is unescaped over its copy, which it can only shorten. Names other than "a"
+  // .. "n" are dropped (but counted against max_ext_fields, so the same headers fall back
+  // as with the map); a repeated name keeps the last value, as the map does.
   bool ExtFieldsBody(SendV2Fields* fields) {
-    fields->Reserve(static_cast<size_t>(end_ - p_));
+    const char* const base = p_;
+    char* const copy = fields->AdoptText(std::string_view(p_, static_cast<size_t>(end_ - p_)));
+    if (Literal("}")) return true;
+    const bool one_letter_names = limits_.max_key_length >= 1;
     size_t members = 0;
-    return Members([fields, &members](std::string_view name, std::string_view value) {
-      // Set refuses (drops) a name other than "a" .. "n". The room is the rest of the
-      // text, which holds every value: the block never moves.
-      (void)fields->Set(name, value);
-      return ++members;
-    });
+    while (true) {
+      int index;
+      // fastjson's `"x":` for x in "a" .. "n", the names a send request has.
+      if (one_letter_names && end_ - p_ >= 4 && p_[0] == '"' && p_[1] >= 'a' && p_[1] <= 'n' &&
+          p_[2] == '"' && p_[3] == ':') {
+        index = p_[1] - 'a';
+        p_ += 4;
+      } else {
+        std::string_view name;
+        if (!Plain(&name) || name.size() > limits_.max_key_length || !Literal(":")) return false;
+        index = SendV2Fields::IndexOf(name);
+      }
+      if (p_ == end_ || *p_ != '"') return false;
+      const char* const begin = p_ + 1;
+      const char* q = SkipPlain(begin);
+      size_t len = static_cast<size_t>(q - begin);
+      if (q != end_ && *q == '\\') {
+        // The copy holds [begin, q) already; unescaped bytes follow it.
+        char* out = copy + (q - base);
+        while (q != end_ && *q == '\\') {
+          const int consumed = UnescapeAscii(q, end_, out);
+          if (consumed == 0) return false;
+          ++out;
+          q += consumed;
+          const char* const run = q;
+          q = SkipPlain(q);
+          std::memcpy(out, run, static_cast<size_t>(q - run));
+          out += q - run;
+        }
+        len = static_cast<size_t>(out - (copy + (begin - base)));
+      }
+      if (q == end_ || *q != '"' || len > limits_.max_value_length) return false;
+      p_ = q + 1;
+      if (index >= 0) (void)fields->PlaceAt(index, static_cast<size_t>(begin - base), len);
+      if (++members > limits_.max_ext_fields) return false;
+      if (Literal("}")) return true;
+      if (!Literal(",")) return false;
+    }
   }
   // Each member to `put(name, value)`, which returns the fields counted so far (anything
   // past max_ext_fields ends the reading).

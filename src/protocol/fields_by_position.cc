@@ -48,6 +48,14 @@ void FieldsByPosition<Schema>::Reserve(size_t bytes) {
 }
 
 template <class Schema>
+char* FieldsByPosition<Schema>::AdoptText(std::string_view text) {
+  block_ = NewBlock(text.size(), nullptr);
+  if (!text.empty()) std::memcpy(block_->bytes(), text.data(), text.size());
+  block_->used = text.size();
+  return block_->bytes();
+}
+
+template <class Schema>
 bool FieldsByPosition<Schema>::SetIntAt(int i, int64_t value) {
   char digits[24];
   const auto r = std::to_chars(digits, digits + sizeof(digits), value);

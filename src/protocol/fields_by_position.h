@@ -16,7 +16,9 @@
 //
 // Storage: an array of (offset, length) per schema name, then the values' bytes, in one
 // block. A repeated name keeps its last value (the old bytes stay until the block goes),
-// as ExtFields does. Views Find and ForEach give stay valid until the next Set.
+// as ExtFields does. Views Find and ForEach give stay valid until the next Set. The JSON
+// decoder fills a send request's block with one copy of the header text (AdoptText) and
+// names each value's bytes in it (PlaceAt), unescaping in place: no copy per value.
 //
 // A value set with SetIntAt (digits) or SetAt(..., kPlain) is marked plain: it holds no
 // byte a JSON string must escape, so the encoder copies it without a check
@@ -76,6 +78,23 @@ class FieldsByPosition {
   [[nodiscard]] bool SetAt(int i, std::string_view value, Escape escape);
   // The decimal digits of `value`, plain.
   [[nodiscard]] bool SetIntAt(int i, int64_t value);
+  // The decoder's way in, with no copy per value: a new block (replacing any) holding a
+  // copy of `text`, whose bytes are returned for the caller to rewrite in place (it may
+  // write anywhere in [0, text.size())); PlaceAt then names each field's bytes in it.
+  char* AdoptText(std::string_view text);
+  // Field i is bytes [at, at + len) of the block AdoptText made (a repeated i: the last
+  // call wins). False, setting nothing, when i is out of range or the bytes are not
+  // inside the adopted text.
+  [[nodiscard]] bool PlaceAt(int i, size_t at, size_t len) {
+    if (i < 0 || i >= kCount || block_ == nullptr || at > block_->used || len > block_->used - at) {
+      return false;
+    }
+    Field& f = block_->fields[static_cast<size_t>(i)];
+    f.at = static_cast<uint32_t>(at);
+    f.len = static_cast<uint32_t>(len);
+    f.plain = false;
+    return true;
+  }
   std::optional<std::string_view> Find(std::string_view name) const {
     const int i = IndexOf(name);
     if (block_ == nullptr || i < 0) return std::nullopt;

@@ -421,6 +421,46 @@ TEST(SendFieldsByPositionTest, ReadsWhatTheMapReads) {
   EXPECT_EQ(off.ext_fields.size(), 13u);
 }
 
+// Values with escapes are unescaped over their own bytes of the one copy of the text
+// (SendV2Fields::AdoptText): escapes first, last, back to back, in several values side
+// by side, and a repeated name whose later value is shorter — each reads as RapidJSON's.
+TEST(SendFieldsByPositionTest, UnescapesEachValueOverItsOwnCopy) {
+  const std::string header =
+      R"({"code":310,"extFields":{"a":"\u0001g\u0002","b":"T","i":"K\u0001v\u0002\u0002)"
+      R"(\"\\\/\n\t\u007F","c":"\u0041\u0042","i":"\u0001","j":"x\\"},)"
+      R"("flag":0,"language":"JAVA","opaque":1,"serializeTypeCurrentRPC":"JSON","version":1})";
+  RemotingCommand typed, map;
+  ASSERT_TRUE(TryDecodeFastjsonHeader(header, ByPosition(), &typed)) << header;
+  ASSERT_TRUE(DecodeJsonHeaderWithRapidJson(Bytes(header), Limits(), &map).ok()) << header;
+  EXPECT_TRUE(typed.send_v2.used());
+  EXPECT_TRUE(SameReading(typed, map));
+  EXPECT_EQ(typed.FindField("a"), std::optional<std::string_view>("\x01g\x02"));
+  EXPECT_EQ(typed.FindField("b"), std::optional<std::string_view>("T"));
+  EXPECT_EQ(typed.FindField("c"), std::optional<std::string_view>("AB"));
+  EXPECT_EQ(typed.FindField("i"), std::optional<std::string_view>("\x01"));
+  EXPECT_EQ(typed.FindField("j"), std::optional<std::string_view>("x\\"));
+  // The first "i" alone: every escape of the list in one value.
+  const std::string one =
+      R"({"code":310,"extFields":{"i":"K\u0001v\u0002\u0002\"\\\/\n\t\u007F"},)"
+      R"("flag":0,"language":"JAVA","opaque":1,"serializeTypeCurrentRPC":"JSON","version":1})";
+  RemotingCommand t1;
+  ASSERT_TRUE(TryDecodeFastjsonHeader(one, ByPosition(), &t1)) << one;
+  EXPECT_EQ(t1.FindField("i"), std::optional<std::string_view>("K\x01v\x02\x02\"\\/\n\t\x7F"));
+  // A long value of escapes only (past the 16-byte scans), then a plain one.
+  std::string escapes, expected;
+  for (int k = 0; k < 40; ++k) {
+    escapes += "\\u0002";
+    expected += '\x02';
+  }
+  const std::string many = R"({"code":310,"extFields":{"i":")" + escapes +
+                           R"(","k":"false"},"flag":0,"language":"JAVA","opaque":1,)"
+                           R"("serializeTypeCurrentRPC":"JSON","version":1})";
+  RemotingCommand t2;
+  ASSERT_TRUE(TryDecodeFastjsonHeader(many, ByPosition(), &t2)) << many;
+  EXPECT_EQ(t2.FindField("i"), std::optional<std::string_view>(expected));
+  EXPECT_EQ(t2.FindField("k"), std::optional<std::string_view>("false"));
+}
+
 // Mutants of the Java client's header: wherever the first stage answers by position, the
 // map (RapidJSON) reads the same, and SendMessageRequestHeader decodes the same from both.
 TEST(SendFieldsByPositionTest, AgreesWithTheMapOnMutantsOfJavasHeader) {
