@@ -76,6 +76,26 @@ TEST(BrokerStatsTest, PutsAreKeyedByTopicAndTypeWithASizeHistogram) {
   EXPECT_EQ(MessageTypeLabel(MessageType::kFifo), "fifo");
 }
 
+// The thread's last key is remembered (no hash for a repeat): alternating keys, the same
+// topic with another type, a topic that is a prefix of the last, and the last again after
+// them each count in their own cell.
+TEST(BrokerStatsTest, TheLastKeyRememberedNeverCountsForAnother) {
+  BrokerStats stats;
+  const std::string topic = "Topic";  // counted through views of one buffer
+  for (int i = 0; i < 3; ++i) {
+    stats.OnPut(topic, MessageType::kNormal, 1, 10);
+    stats.OnPut(std::string_view(topic).substr(0, 4), MessageType::kNormal, 2, 20);
+    stats.OnPut(topic, MessageType::kDelay, 3, 30);
+    stats.OnPut(topic, MessageType::kNormal, 4, 40);
+  }
+  StatsSnapshot s = stats.Collect();
+  ASSERT_EQ(s.puts.size(), 3u);
+  EXPECT_EQ(s.puts.at({"Topic", MessageType::kNormal}).messages, 15u);
+  EXPECT_EQ(s.puts.at({"Topic", MessageType::kNormal}).requests, 6u);
+  EXPECT_EQ(s.puts.at({"Topi", MessageType::kNormal}).messages, 6u);
+  EXPECT_EQ(s.puts.at({"Topic", MessageType::kDelay}).messages, 9u);
+}
+
 TEST(BrokerStatsTest, GetsAndSendBacksAreKeyedByTopicAndGroup) {
   BrokerStats stats;
   stats.OnGet("T", "g1", 3, 300);

@@ -109,6 +109,11 @@ struct Family {
   size_t folded_count = 0;
   Cell overflow;
   bool overflow_used = false;  // written under the shard's mutex (Collect reads it so)
+  // The owned key found last, and its cell: a thread counts the same key message after
+  // message, and this skips hashing it. Only the owning thread reads or writes these;
+  // owned entries are never erased, so the pointers stay valid.
+  const Key* last_key = nullptr;
+  Cell* last_cell = nullptr;
 
   // Whether `h` is remembered; inserts it when `insert` and there is room (then returns
   // false: it was not remembered before).
@@ -170,7 +175,12 @@ template <typename Cell>
 Found<Cell> CellFor(Family<Cell>& f, std::mutex& shard_mu, const KeyView& k, std::mutex& reg_mu,
                     std::unordered_set<Key, KeyHash, KeyEq>& admitted, size_t max_keys,
                     std::atomic<uint64_t>& dropped) {
-  if (auto it = f.owned.find(k); it != f.owned.end()) return {it->second.get(), &it->first};
+  if (f.last_key != nullptr && KeyEq::Eq(f.last_key->view(), k)) return {f.last_cell, f.last_key};
+  if (auto it = f.owned.find(k); it != f.owned.end()) {
+    f.last_key = &it->first;
+    f.last_cell = it->second.get();
+    return {f.last_cell, f.last_key};
+  }
   // A 64-bit hash stands for the key: a new key colliding with a folded one would be
   // folded too (odds ~ 3072 / 2^64).
   const uint64_t h = KeyHash{}(k);
