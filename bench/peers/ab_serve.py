@@ -79,6 +79,14 @@ def main():
             for tag, binary in (("old", args.old), ("new", args.new)):
                 for mode in sorted({ROWS[r][0] for r in rows}):
                     servers[(tag, mode)] = start_serve(binary, tag, mode, tmp)
+            # With --memory-limit: every server's cgroup filled first (run_peers.py).
+            for (tag, mode), (p, addr) in servers.items():
+                run_peers.fill_page_cache(
+                    f"{tag}-{mode}",
+                    lambda addr=addr, p=p: run_peers.run_client(
+                        [args.peer, "produce", "--addr", addr, "--shape", "4x64", "--seconds",
+                         "2", "--size", str(run_peers.BODY_SIZE), "--server-pid", str(p.pid)],
+                        "rs_peer fill"))
             print(f"{'round':>5}  {'row':<11} {'binary':<4} {'msgs/s':>10} {'cpu us/msg':>11}")
             for rnd in range(1, args.rounds + 1):
                 for row in rows:

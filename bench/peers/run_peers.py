@@ -77,6 +77,7 @@ def wait_port(port, proc, name, timeout=30):
 # --memory-limit: each server in its own memory cgroup of this many MiB (None: no limit).
 memory_limit_mib = None
 cgroups = []  # cgroup directories created (removed by stop_all)
+cgroup_of = {}  # server name -> its cgroup directory
 
 
 def memory_cgroup_parent():
@@ -119,7 +120,34 @@ def memory_cgroup(name):
     except OSError as e:
         raise RuntimeError(f"--memory-limit: cannot set up the memory cgroup {d}: {e} "
                            "(run as root, or leave the option out)") from e
+    cgroup_of[name] = d
     return os.path.join(d, "cgroup.procs")
+
+
+def cgroup_usage(name):
+    """Bytes charged to the server's memory cgroup (page cache included)."""
+    d = cgroup_of[name]
+    for f in ("memory.current", "memory.usage_in_bytes"):  # v2, v1
+        path = os.path.join(d, f)
+        if os.path.exists(path):
+            with open(path) as fh:
+                return int(fh.read())
+    raise RuntimeError(f"--memory-limit: no usage file in {d}")
+
+
+def fill_page_cache(name, produce, limit_s=120):
+    """With --memory-limit: runs `produce()` (a short produce run against the server) until
+    the server's cgroup is full, so the rounds measure a server that recycles its page cache
+    as on a long-running host, not one that pays this VM's first touch of fresh memory
+    (docs/benchmarks-produce.md, Session 27). Every limited server is filled alike."""
+    if not memory_limit_mib or name not in cgroup_of:
+        return
+    limit = memory_limit_mib << 20
+    t0 = time.monotonic()
+    while cgroup_usage(name) < 0.95 * limit and time.monotonic() - t0 < limit_s:
+        produce()
+    print(f"fill: {name} cgroup at {cgroup_usage(name) / (1 << 30):.2f} of "
+          f"{limit / (1 << 30):.2f} GiB after {time.monotonic() - t0:.0f} s", flush=True)
 
 
 def start(name, argv, log_path, port, limit_memory=True):
@@ -249,11 +277,17 @@ class Bench:
                       limit_memory=False)
             self.redis[fsync] = (p, port)
 
+    def fill(self):
+        """With --memory-limit: each limited server's cgroup filled before the rounds."""
+        fill_page_cache("rocketstore-async", lambda: self.rs_produce("async", "4x64", 2))
+        fill_page_cache("rocketstore-sync", lambda: self.rs_produce("sync", "4x64", 2))
+        fill_page_cache("nats-server", lambda: self.nats_produce("4x64", 2))
+
     # ---- one side of a row: returns {"msgs","secs","cpu_us","threads"} ----
-    def rs_produce(self, mode, shape):
+    def rs_produce(self, mode, shape, seconds=None):
         p, addr = self.rs[mode]
         return run_client([RS_PEER, "produce", "--addr", addr, "--shape", shape, "--seconds",
-                           str(self.args.seconds), "--size", str(BODY_SIZE),
+                           str(seconds or self.args.seconds), "--size", str(BODY_SIZE),
                            "--serialize", self.args.serialize, "--server-pid", str(p.pid)],
                           f"rs_peer produce {shape} ({mode})")
 
@@ -269,10 +303,10 @@ class Bench:
                            str(self.args.seconds), "--size", str(BODY_SIZE),
                            "--server-pid", str(p.pid)], "rs_peer latency")
 
-    def nats_produce(self, shape):
+    def nats_produce(self, shape, seconds=None):
         p, url = self.nats
         return run_client([NATS_PEER, "produce", "--url", url, "--shape", shape, "--seconds",
-                           str(self.args.seconds), "--size", str(BODY_SIZE),
+                           str(seconds or self.args.seconds), "--size", str(BODY_SIZE),
                            "--server-pid", str(p.pid)], f"nats_peer produce {shape}")
 
     def nats_consume(self):
@@ -392,6 +426,7 @@ def main():
     try:
         b = Bench(args, tmp)
         b.start_servers()
+        b.fill()
         print(f"bench-peers: {args.rounds} round(s) x {args.seconds:g} s per row and system, "
               f"1 KiB messages, {os.cpu_count()} cores shared by servers and clients; "
               f"load average at start {os.getloadavg()[0]:.2f}; data in {tmp}")
