@@ -7,6 +7,8 @@
 //     "need more"; an error is kInvalidArgument or kResourceExhausted with a message;
 //   * limits only restrict: what decodes under the small limits decodes identically
 //     under the defaults;
+//   * a send request's body borrowed from the input (Limits::borrow_send_bodies) reads as
+//     the copied one and lies inside the frame;
 //   * a decoded command re-encodes (in its own serialize type) and decodes to the same
 //     fields, and that second encoding is byte-identical (canonical form);
 //   * encoded in the other serialize type it decodes to the same fields, modulo what
@@ -201,6 +203,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Result<FrameDecodeResult> wide = DecodeFrame(input);
   FUZZ_CHECK(wide.ok() && wide->complete && wide->consumed == consumed);
   FUZZ_CHECK(SameCommand(wide->command, cmd));
+
+  // A borrowed body (Limits::borrow_send_bodies) reads as the copied one, lies inside the
+  // frame, and only a send request's is borrowed.
+  Limits borrow = small;
+  borrow.borrow_send_bodies = true;
+  Result<FrameDecodeResult> borrowed = DecodeFrame(input, borrow);
+  FUZZ_CHECK(borrowed.ok() && borrowed->complete && borrowed->consumed == consumed);
+  FUZZ_CHECK(SameCommand(borrowed->command, cmd));
+  const std::span<const uint8_t> view = borrowed->command.body.borrowed();
+  const bool send = !cmd.IsResponse() && (cmd.code == 10 || cmd.code == 310 || cmd.code == 320);
+  FUZZ_CHECK(view.empty() ||
+             (send && view.data() >= data && view.data() + view.size() <= data + consumed));
+  FUZZ_CHECK(!send || borrowed->command.body.owned().empty());
+  CheckReencode(borrowed->command, small);
 
   CheckReencode(cmd, small);
   return 0;

@@ -258,6 +258,9 @@ Status Broker::Start() {
   // Sends' one-letter header fields by position, not in a name index (SendV2Fields): every
   // reader of a send request goes through FindField / SendMessageRequestHeader::Decode.
   server_options.limits.send_fields_by_position = true;
+  // Sends' bodies read in place from the connection's buffer: OnSend stores (copies) the
+  // message before it returns, and the connection reads nothing more meanwhile.
+  server_options.limits.borrow_send_bodies = true;
   if (options_.metrics_counting) server_options.rpc_observer = rpc_stats_.get();
   server_ = std::make_unique<net::RemotingServer>(std::move(server_options));
   frontend_->Register(*server_);

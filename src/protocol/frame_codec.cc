@@ -17,6 +17,12 @@ uint32_t MaxFrameLength(const Limits& limits) {
   return std::min(limits.max_frame_length, kInt32Max);
 }
 
+// The requests whose bodies Limits::borrow_send_bodies leaves in the input.
+bool IsSendCode(int32_t code) {
+  return code == ToInt(RequestCode::kSendMessage) || code == ToInt(RequestCode::kSendMessageV2) ||
+         code == ToInt(RequestCode::kSendBatchMessage);
+}
+
 }  // namespace
 
 Result<FrameDecodeResult> DecodeFrame(std::span<const uint8_t> buffer, const Limits& limits) {
@@ -63,7 +69,11 @@ Result<FrameDecodeResult> DecodeFrame(std::span<const uint8_t> buffer, const Lim
   const std::span<const uint8_t> body =
       buffer.subspan(kFrameHeaderPrefixSize + header_length,
                      result.frame_size - kFrameHeaderPrefixSize - header_length);
-  command.body.Assign(std::vector<uint8_t>(body.begin(), body.end()));
+  if (limits.borrow_send_bodies && !command.IsResponse() && IsSendCode(command.code)) {
+    command.body.Borrow(body);
+  } else {
+    command.body.Assign(std::vector<uint8_t>(body.begin(), body.end()));
+  }
 
   result.complete = true;
   result.consumed = result.frame_size;
@@ -125,6 +135,7 @@ Status EncodeFrameInto(const RemotingCommand& command, EncodedFrame* frame, cons
       head.data() + kLengthFieldSize,
       (static_cast<uint32_t>(command.serialize_type) << 24) | static_cast<uint32_t>(header_length));
   if (!command.body.owned().empty()) frame->body_parts.emplace_back(command.body.owned());
+  if (!command.body.borrowed().empty()) frame->body_parts.push_back(command.body.borrowed());
   for (const auto& part : command.body.external_parts()) {
     if (!part.empty()) frame->body_parts.push_back(part);
   }

@@ -86,6 +86,12 @@ struct Limits {
   // ext_fields (protocol/fields_by_position.h). Off by default; the broker's server turns
   // it on. EncodeFrame refuses such a command (names outside "a" .. "n" were dropped).
   bool send_fields_by_position = false;
+  // Not a bound: a send request's body (SEND_MESSAGE, SEND_MESSAGE_V2, SEND_BATCH_MESSAGE)
+  // is borrowed from `buffer` (CommandBody::Borrow), not copied: the caller keeps `buffer`
+  // unchanged while the command is in use, and whoever handles those codes must not keep
+  // the body past that. Off by default; the broker's server, whose send handler has stored
+  // (copied) the message before it returns, turns it on.
+  bool borrow_send_bodies = false;
 };
 
 struct FrameDecodeResult {
@@ -104,7 +110,8 @@ struct FrameDecodeResult {
 // prove them have arrived: the length field on its own is checked against
 // limits.max_frame_length (and >= 4) before any allocation, the second word (serialize
 // type, header length <= length - 4) as soon as it is there. A complete command owns
-// copies of its header strings and body; `buffer` can be reused afterwards.
+// copies of its header strings and body (but see Limits::borrow_send_bodies); `buffer`
+// can be reused afterwards.
 Result<FrameDecodeResult> DecodeFrame(std::span<const uint8_t> buffer,
                                       const Limits& limits = Limits());
 

@@ -153,6 +153,11 @@ void CommandBody::Assign(std::string_view bytes) {
   owned_.assign(bytes.begin(), bytes.end());
 }
 
+void CommandBody::Borrow(std::span<const uint8_t> bytes) {
+  Clear();
+  borrowed_ = bytes;
+}
+
 void CommandBody::AppendExternal(std::span<const uint8_t> part, std::shared_ptr<const void> owner) {
   if (owner) owners_.push_back(std::move(owner));
   if (part.empty()) return;
@@ -162,6 +167,7 @@ void CommandBody::AppendExternal(std::span<const uint8_t> part, std::shared_ptr<
 
 void CommandBody::Clear() {
   owned_.clear();
+  borrowed_ = {};
   external_.clear();
   owners_.clear();
   external_size_ = 0;
@@ -172,6 +178,7 @@ std::vector<std::span<const uint8_t>> CommandBody::Parts() const {
   if (empty()) return parts;  // most responses: no allocation
   parts.reserve(external_.size() + 1);
   if (!owned_.empty()) parts.emplace_back(owned_);
+  if (!borrowed_.empty()) parts.push_back(borrowed_);
   parts.insert(parts.end(), external_.begin(), external_.end());
   return parts;
 }
@@ -180,6 +187,7 @@ std::vector<uint8_t> CommandBody::Flatten() const {
   std::vector<uint8_t> out;
   out.reserve(size());
   out.insert(out.end(), owned_.begin(), owned_.end());
+  out.insert(out.end(), borrowed_.begin(), borrowed_.end());
   for (const auto& part : external_) out.insert(out.end(), part.begin(), part.end());
   return out;
 }

@@ -147,24 +147,40 @@ class ExtFields {
   std::array<uint16_t, 64> heads_{};  // first slot (index + 1) of each bucket; 0 = none
 };
 
-// The body: `owned()` bytes first, then `external_parts()` in order.
+// The body: `owned()` bytes, or `borrowed()` ones (never both), then `external_parts()`
+// in order.
 class CommandBody {
  public:
-  // Replaces the whole body (owned and external) with owned bytes.
+  // Replaces the whole body (owned, borrowed and external) with owned bytes.
   void Assign(std::vector<uint8_t> bytes);
   void Assign(std::string_view bytes);
+  // Replaces the whole body with a view of bytes that belong to the caller — the frame
+  // decoder's input, for a send request when Limits::borrow_send_bodies asks — which must
+  // stay valid and unchanged while this body, a copy of it (the copy borrows too) or an
+  // EncodedFrame built from it is in use. Nothing keeps them alive.
+  void Borrow(std::span<const uint8_t> bytes);
   // Appends bytes owned elsewhere. `part` must stay valid and unchanged as long as this
   // body or an EncodedFrame built from it is in use; `owner`, if given, is kept alive by
   // the body (and its copies) to make that so.
   void AppendExternal(std::span<const uint8_t> part, std::shared_ptr<const void> owner = {});
   void Clear();
 
-  size_t size() const { return owned_.size() + external_size_; }
+  size_t size() const { return owned_.size() + borrowed_.size() + external_size_; }
   bool empty() const { return size() == 0; }
   const std::vector<uint8_t>& owned() const { return owned_; }
   std::vector<uint8_t>& mutable_owned() { return owned_; }
   std::string_view owned_text() const {
     return {reinterpret_cast<const char*>(owned_.data()), owned_.size()};
+  }
+  std::span<const uint8_t> borrowed() const { return borrowed_; }
+  // The owned or borrowed bytes (the body of a decoded command, whichever way it was
+  // decoded; external parts are not included).
+  std::span<const uint8_t> leading() const {
+    return borrowed_.empty() ? std::span<const uint8_t>(owned_) : borrowed_;
+  }
+  std::string_view leading_text() const {
+    const std::span<const uint8_t> b = leading();
+    return {reinterpret_cast<const char*>(b.data()), b.size()};
   }
   const std::vector<std::span<const uint8_t>>& external_parts() const { return external_; }
 
@@ -175,6 +191,7 @@ class CommandBody {
 
  private:
   std::vector<uint8_t> owned_;
+  std::span<const uint8_t> borrowed_;
   std::vector<std::span<const uint8_t>> external_;
   std::vector<std::shared_ptr<const void>> owners_;
   size_t external_size_ = 0;

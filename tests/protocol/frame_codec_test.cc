@@ -340,6 +340,42 @@ TEST(FrameCodecTest, ExternalBodyPartsAreNotCopied) {
   EXPECT_EQ(back.remark, "FOUND");
 }
 
+// Limits::borrow_send_bodies: the bodies of SEND_MESSAGE, SEND_MESSAGE_V2 and
+// SEND_BATCH_MESSAGE requests are views of the input, nothing copied; any other code, and
+// a response with a send code, owns a copy. Either way the body reads the same, and a
+// borrowed one encodes back to the same frame.
+TEST(FrameCodecTest, SendBodiesAreBorrowedOnlyWhenAskedAndOnlyForSends) {
+  Limits borrow;
+  borrow.borrow_send_bodies = true;
+  for (RequestCode code : {RequestCode::kSendMessage, RequestCode::kSendMessageV2,
+                           RequestCode::kSendBatchMessage, RequestCode::kPullMessage}) {
+    for (bool response : {false, true}) {
+      RemotingCommand cmd = SampleCommand(SerializeType::kJson);
+      cmd.code = ToInt(code);
+      if (response) cmd.MarkResponse();
+      ASSERT_OK_AND_ASSIGN(EncodedFrame frame, EncodeFrame(cmd));
+      const Bytes bytes = frame.Flatten();
+      ASSERT_OK_AND_ASSIGN(FrameDecodeResult r, DecodeFrame(bytes, borrow));
+      ASSERT_TRUE(r.complete);
+      const bool borrowed = !response && code != RequestCode::kPullMessage;
+      const CommandBody& body = r.command.body;
+      EXPECT_EQ(body.borrowed().empty(), !borrowed) << ToInt(code) << " " << response;
+      EXPECT_EQ(body.owned().empty(), borrowed);
+      if (borrowed) {  // the body's bytes are the frame's last ones
+        EXPECT_EQ(body.borrowed().data(), bytes.data() + bytes.size() - body.size());
+      }
+      EXPECT_EQ(body.Flatten(), cmd.body.Flatten());
+      EXPECT_EQ(body.leading_text(), cmd.body.owned_text());
+      EXPECT_EQ(body.Parts().size(), 1u);
+      ASSERT_OK_AND_ASSIGN(FrameDecodeResult copied, DecodeFrame(bytes));
+      EXPECT_FALSE(copied.command.body.owned().empty());
+      EXPECT_TRUE(copied.command.body.borrowed().empty());
+      ASSERT_OK_AND_ASSIGN(EncodedFrame again, EncodeFrame(r.command));
+      EXPECT_EQ(again.Flatten(), bytes);
+    }
+  }
+}
+
 // ---- Streaming ------------------------------------------------------------------------------
 
 TEST(FrameCodecTest, TruncatedFrameNeedsMoreData) {

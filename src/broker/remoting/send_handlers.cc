@@ -49,11 +49,13 @@ RemotingFrontend::Reply RemotingFrontend::OnSend(const Conn& conn, Cmd& r) {
   if (!h.ok()) return protocol::MakeSystemErrorResponse(r, h.status());
   SendRequest req = SendRequestOf(*h);
   req.batch = h->batch || r.code == ToInt(protocol::RequestCode::kSendBatchMessage);
-  const std::string_view body = r.body.owned_text();
+  // Owned, or borrowed from the connection's read buffer (Limits::borrow_send_bodies): the
+  // store has copied the message by the time this returns.
+  const std::string_view body = r.body.leading_text();
   SendEntry single;
   std::vector<SendEntry> batch;
   if (req.batch) {
-    auto entries = protocol::DecodeBatchBody(r.body.owned());
+    auto entries = protocol::DecodeBatchBody(r.body.leading());
     if (!entries.ok()) {
       return protocol::MakeResponse(r, protocol::ResponseCode::kMessageIllegal,
                                     "bad batch body: " + entries.status().message());
