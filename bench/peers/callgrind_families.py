@@ -30,7 +30,8 @@ FAMILIES = [
     ("send header -> SendRequest (OnSend)",
      r"SendMessageRequest(Header|View)::Decode|RemotingFrontend::OnSend\("),
     ("response build + encode",
-     r"BuildSendResponse|SendService::BuildResult|protocol::EncodeFrame\(|EncodeJsonHeader|"
+     r"BuildSendResponse|SendAnswerFrame|SendService::BuildResult|protocol::EncodeFrame\(|"
+     r"EncodeJsonHeader|"
      r"AppendJson\w*\(|EncodeOffsetMsgId|SendMessageResponseHeader|"
      r"net::Connection::(SendResponse|Send|Enqueue)\(|protocol::MakeResponse|MarkResponse|"
      r"EncodeBinaryHeader|EncodeRocketMqHeader"),

@@ -153,11 +153,15 @@ bool Connection::ProcessBuffer() {
   return true;
 }
 
+void Connection::ObserveRpc(const RemotingCommand& request, int32_t response_code) const {
+  if (RpcObserver* o = server_->options_.rpc_observer; o != nullptr && request.received_nanos) {
+    o->OnRpc(request.code, response_code, SteadyNowNanos() - request.received_nanos);
+  }
+}
+
 void Connection::SendResponse(const RemotingCommand& request, RemotingCommand response) {
   if (request.IsOneway()) return;
-  if (RpcObserver* o = server_->options_.rpc_observer; o != nullptr && request.received_nanos) {
-    o->OnRpc(request.code, response.code, SteadyNowNanos() - request.received_nanos);
-  }
+  ObserveRpc(request, response.code);
   response.opaque = request.opaque;
   response.MarkResponse();
   Send(std::move(response));
@@ -173,17 +177,32 @@ void Connection::Send(RemotingCommand&& command) {
   server_->SendFromOutside(shared_from_this(), std::move(command));
 }
 
-void Connection::Enqueue(RemotingCommand&& cmd) {
-  if (closed_) return;
-  // Encode in place: the frame's body parts point into the queued command, which a deque
-  // never moves.
+Connection::Pending& Connection::NewPending() {
   if (spare_.empty()) {
     queue_.push_back(std::make_unique<Pending>());
   } else {
     queue_.push_back(std::move(spare_.back()));
     spare_.pop_back();
   }
-  Pending& p = *queue_.back();
+  return *queue_.back();
+}
+
+void Connection::Queued() {
+  queued_bytes_ += queue_.back()->frame.size();
+  if (queued_bytes_ > server_->options_.max_write_queue_bytes) {
+    RS_LOG_WARN("net: closing connection remote={} reason=slow_client queued_bytes={}", remote_,
+                queued_bytes_);
+    CloseOnStrand();
+    return;
+  }
+  if (!writing_ && !in_batch_) DoWrite();
+}
+
+void Connection::Enqueue(RemotingCommand&& cmd) {
+  if (closed_) return;
+  // Encode in place: the frame's body parts point into the queued command, which a deque
+  // never moves.
+  Pending& p = NewPending();
   p.command = std::move(cmd);
   if (Status s = protocol::EncodeFrameInto(p.command, &p.frame); !s.ok()) {
     RS_LOG_ERROR("net: dropped a reply reason=cannot_encode command=\"{}\" error=\"{}\"",
@@ -192,14 +211,7 @@ void Connection::Enqueue(RemotingCommand&& cmd) {
     queue_.pop_back();
     return;
   }
-  queued_bytes_ += p.frame.size();
-  if (queued_bytes_ > server_->options_.max_write_queue_bytes) {
-    RS_LOG_WARN("net: closing connection remote={} reason=slow_client queued_bytes={}", remote_,
-                queued_bytes_);
-    CloseOnStrand();
-    return;
-  }
-  if (!writing_ && !in_batch_) DoWrite();
+  Queued();
 }
 
 namespace {

@@ -90,6 +90,22 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void SendResponse(const protocol::RemotingCommand& request, protocol::RemotingCommand response);
   // Queues any command (e.g. a oneway server → client request). Any thread.
   void Send(protocol::RemotingCommand&& command);
+  // Queues a response to `request` (nothing for a oneway request) whose whole frame
+  // `write(&head)` writes — the caller encodes it itself, no RemotingCommand is built —
+  // with `response_code` for the RPC observer. Only on this connection's io thread (a
+  // handler answering inline); elsewhere it does nothing and returns false.
+  template <typename Write>
+  bool SendResponseFrame(const protocol::RemotingCommand& request, int32_t response_code,
+                         Write&& write) {
+    if (!strand_.running_in_this_thread()) return false;
+    if (request.IsOneway()) return true;
+    ObserveRpc(request, response_code);
+    if (closed_) return true;
+    Pending& p = NewPending();
+    write(&p.frame.head);
+    Queued();
+    return true;
+  }
   void Close();
 
   // One object the server's user keeps per connection (e.g. the broker's channel handle).
@@ -113,6 +129,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void OnRead(const asio::error_code& ec, size_t n);
   bool ProcessBuffer();
   void Enqueue(protocol::RemotingCommand&& cmd);
+  // Enqueue's parts: a cleared entry (a spare one if any) at the back of queue_; and,
+  // once its frame is written, the accounting and the write.
+  Pending& NewPending();
+  void Queued();
+  void ObserveRpc(const protocol::RemotingCommand& request, int32_t response_code) const;
   void Recycle(std::unique_ptr<Pending> p);  // a written (or dropped) entry, into spare_
   // Writes queue_ until it is empty (inline while the socket takes it all) or an
   // asynchronous write is under way (writing_ stays true until it completes).

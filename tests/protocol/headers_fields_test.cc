@@ -6,11 +6,13 @@
 
 #include "header_test_util.h"
 #include "java_vectors.h"
+#include "protocol/frame_codec.h"
 #include "protocol/headers/consumer_headers.h"
 #include "protocol/headers/namesrv_headers.h"
 #include "protocol/headers/query_headers.h"
 #include "protocol/headers/send_headers.h"
 #include "protocol/request_code.h"
+#include "testing/xorshift.h"
 
 namespace rocketstore::protocol {
 namespace {
@@ -167,6 +169,65 @@ TEST(HeaderFieldsTest, SendResponse) {
   EXPECT_EQ(h.transaction_id, "T");
   EXPECT_EQ(h.trace_on, false);
   ExpectRoundTrip(h);
+}
+
+// EncodeSendAnswerFrame writes the bytes of the answer the generic path builds and
+// encodes (MakeResponse, SendMessageResponseHeader::EncodeTo, EncodeFrame): random
+// values, every optional field present or not, texts that need escapes (control bytes,
+// quotes, backslashes, UTF-8 and invalid bytes), codes and numbers of every sign.
+TEST(HeaderFieldsTest, SendAnswerFrameIsTheEncodedAnswersBytes) {
+  rocketstore::testing::XorShift64 rng(31);
+  const std::string alphabet =
+      std::string("AZaz09-_\"\\/\x01\x02\x1F\x7F", 16) + "\xC3\xA9" + "\xFF" + "\xE2\x82\xAC";
+  auto text = [&](size_t max) {
+    std::string t;
+    const size_t n = rng() % (max + 1);
+    for (size_t i = 0; i < n; ++i) t.push_back(alphabet[rng() % alphabet.size()]);
+    return t;
+  };
+  auto hex = [&] {
+    std::string t;
+    for (int i = 0; i < 32; ++i) t.push_back("0123456789ABCDEF"[rng() % 16]);
+    return t;
+  };
+  RemotingCommand request = MakeRequest(RequestCode::kSendMessageV2);
+  std::vector<uint8_t> head;
+  for (int i = 0; i < 3000; ++i) {
+    const bool plain = i % 2 == 0;  // the usual case: hex ids, nothing to escape
+    const std::string msg_id = plain ? hex() : text(40);
+    const std::string transaction_id = plain ? hex() : text(40);
+    const std::string recall = text(60);
+    const std::string region = plain ? "DefaultRegion" : text(20);
+    SendAnswerFrame a;
+    a.code = static_cast<int32_t>(rng() % 4 == 0 ? static_cast<int32_t>(rng()) : rng() % 13);
+    a.opaque = static_cast<int32_t>(rng());
+    a.msg_id = msg_id;
+    a.queue_id = static_cast<int32_t>(rng() % 3 == 0 ? rng() : rng() % 16);
+    a.queue_offset = static_cast<int64_t>(rng() % 3 == 0 ? rng() : rng() % 100000);
+    if (rng() % 4 != 0) a.transaction_id = transaction_id;
+    if (rng() % 4 == 0) a.recall_handle = recall;
+    if (rng() % 5 != 0) a.msg_region = region;
+    if (rng() % 5 != 0) a.trace_on = rng() % 2 == 0;
+    request.opaque = a.opaque;
+
+    RemotingCommand answer = MakeResponse(request, a.code);
+    answer.opaque = request.opaque;
+    answer.MarkResponse();
+    SendMessageResponseHeader h;
+    h.msg_id = msg_id;
+    h.queue_id = a.queue_id;
+    h.queue_offset = a.queue_offset;
+    if (a.transaction_id) h.transaction_id = std::string(*a.transaction_id);
+    if (a.recall_handle) h.recall_handle = std::string(*a.recall_handle);
+    if (a.msg_region) h.msg_region = std::string(*a.msg_region);
+    h.trace_on = a.trace_on;
+    h.EncodeTo(answer);
+    auto expected = EncodeFrame(answer);
+    ASSERT_TRUE(expected.ok());
+    head.assign(7, 0xEE);  // whatever was there goes
+    EncodeSendAnswerFrame(a, &head);
+    ASSERT_EQ(head, expected->Flatten()) << i;
+  }
 }
 
 // RocketMQ 5.3: RECALL_MESSAGE's headers and the send response's recallHandle.

@@ -26,6 +26,31 @@ RemotingCommand BuildSendResponse(const RemotingCommand& request, SendResult&& r
   return resp;
 }
 
+// The answer of a send that stored its message and has no remark, written as a frame in
+// one pass (protocol::EncodeSendAnswerFrame) when the request was JSON and it is answered
+// on the connection's io thread: the same bytes as BuildSendResponse's command encoded.
+// False when it does not apply (the caller answers with BuildSendResponse).
+bool SendAnswerFrame(const net::ConnectionPtr& conn, const RemotingCommand& request,
+                     const SendResult& result) {
+  if (request.serialize_type != protocol::SerializeType::kJson || !result.stored() ||
+      !result.verdict.remark.empty()) {
+    return false;
+  }
+  protocol::SendAnswerFrame a;
+  a.code = ToInt(ToResponseCode(result.verdict.outcome));
+  a.opaque = request.opaque;
+  a.msg_id = result.msg_id;
+  a.queue_id = result.queue_id;
+  a.queue_offset = result.queue_offset;
+  if (!result.transaction_id.empty()) a.transaction_id = result.transaction_id;
+  if (!result.recall_handle.empty()) a.recall_handle = result.recall_handle;
+  a.msg_region = "DefaultRegion";
+  a.trace_on = true;
+  return conn->SendResponseFrame(request, a.code, [&a](std::vector<uint8_t>* head) {
+    protocol::EncodeSendAnswerFrame(a, head);
+  });
+}
+
 }  // namespace
 
 SendRequest SendRequestOf(const protocol::SendMessageRequestView& h) {
@@ -82,8 +107,9 @@ RemotingFrontend::Reply RemotingFrontend::OnSend(const Conn& conn, Cmd& r) {
     };
   }
   auto answered = s_.send->Send(ContextOf(conn, r), req, std::move(later));
-  if (answered) return BuildSendResponse(r, std::move(*answered));
-  return std::nullopt;
+  if (!answered) return std::nullopt;
+  if (SendAnswerFrame(conn, r, *answered)) return std::nullopt;
+  return BuildSendResponse(r, std::move(*answered));
 }
 
 }  // namespace rocketstore::broker

@@ -1,8 +1,14 @@
 #include "protocol/headers/send_headers.h"
 
 #include <cassert>
+#include <charconv>
+#include <cstring>
 
+#include "base/coding.h"
+#include "protocol/frame_codec.h"
+#include "protocol/internal/header_codec.h"
 #include "protocol/internal/header_fields.h"
+#include "protocol/internal/json_bytes.h"
 #include "protocol/request_code.h"
 
 namespace rocketstore::protocol {
@@ -149,6 +155,114 @@ void SendMessageResponseHeader::EncodeTo(RemotingCommand& cmd) const {
   if (trace_on) ok &= f.SetAt(kTraceOn, *trace_on ? "true" : "false", Fields::kPlain);
   assert(ok);  // every name is the schema's, and the block was reserved
   (void)ok;
+}
+
+namespace {
+
+bool JsonPlain(std::string_view v) {
+  return internal::SkipJsonPlain(v.data(), v.data() + v.size()) == v.data() + v.size();
+}
+
+// EncodeSendAnswerFrame's writer: into `head` at `at`, which has room (the caller sized it).
+struct AnswerWriter {
+  char* at;
+  template <size_t N>
+  void Raw(const char (&text)[N]) {  // a literal: its size is known here
+    std::memcpy(at, text, N - 1);
+    at += N - 1;
+  }
+  void Raw(std::string_view text) {
+    std::memcpy(at, text.data(), text.size());
+    at += text.size();
+  }
+  void Number(int64_t v) { at = std::to_chars(at, at + 24, v).ptr; }
+  void Quoted(std::string_view text) {
+    *at++ = '"';
+    Raw(text);
+    *at++ = '"';
+  }
+};
+
+// The answer with a value that needs escapes (not a broker's own ids): the generic way.
+void EncodeSendAnswerFrameGeneric(const SendAnswerFrame& a, std::vector<uint8_t>* head) {
+  RemotingCommand answer;
+  answer.code = a.code;
+  answer.language = kLocalLanguage;
+  answer.version = kLocalVersion;
+  answer.opaque = a.opaque;
+  answer.flag = kFlagResponse;
+  SendMessageResponseHeader h;
+  h.msg_id = std::string(a.msg_id);
+  h.queue_id = a.queue_id;
+  h.queue_offset = a.queue_offset;
+  if (a.transaction_id) h.transaction_id = std::string(*a.transaction_id);
+  if (a.recall_handle) h.recall_handle = std::string(*a.recall_handle);
+  if (a.msg_region) h.msg_region = std::string(*a.msg_region);
+  h.trace_on = a.trace_on;
+  h.EncodeTo(answer);
+  EncodedFrame frame;
+  frame.head = std::move(*head);
+  const Status s = EncodeFrameInto(answer, &frame);
+  assert(s.ok());  // a send answer's header is far below every limit
+  (void)s;
+  *head = std::move(frame.head);
+}
+
+}  // namespace
+
+void EncodeSendAnswerFrame(const SendAnswerFrame& a, std::vector<uint8_t>* head) {
+  const std::string_view tx = a.transaction_id.value_or(std::string_view());
+  const std::string_view recall = a.recall_handle.value_or(std::string_view());
+  const std::string_view region = a.msg_region.value_or(std::string_view());
+  if (!JsonPlain(a.msg_id) || !JsonPlain(tx) || !JsonPlain(recall) || !JsonPlain(region)) {
+    EncodeSendAnswerFrameGeneric(a, head);
+    return;
+  }
+  // The fields in SendReplySchema's order, as RemotingCommand::ForEachFieldByKind gives
+  // them to the JSON encoder, each value quoted as is (none needs an escape).
+  constexpr size_t kFixedBound = 256;  // every name and literal below, with room to spare
+  constexpr size_t kNumbers = 5 * 24;
+  head->resize(kFrameHeaderPrefixSize + kFixedBound + kNumbers + a.msg_id.size() + tx.size() +
+               recall.size() + region.size());
+  AnswerWriter w{reinterpret_cast<char*>(head->data()) + kFrameHeaderPrefixSize};
+  w.Raw("{\"code\":");
+  w.Number(a.code);
+  w.Raw(",\"extFields\":{");
+  if (a.transaction_id) {
+    w.Raw("\"transactionId\":");
+    w.Quoted(tx);
+    w.Raw(",");
+  }
+  w.Raw("\"msgId\":");
+  w.Quoted(a.msg_id);
+  w.Raw(",\"queueId\":\"");
+  w.Number(a.queue_id);
+  w.Raw("\",\"queueOffset\":\"");
+  w.Number(a.queue_offset);
+  w.Raw("\"");
+  if (a.recall_handle) {
+    w.Raw(",\"recallHandle\":");
+    w.Quoted(recall);
+  }
+  if (a.msg_region) {
+    w.Raw(",\"MSG_REGION\":");
+    w.Quoted(region);
+  }
+  if (a.trace_on) w.Raw(*a.trace_on ? ",\"TRACE_ON\":\"true\"" : ",\"TRACE_ON\":\"false\"");
+  w.Raw("},\"flag\":");
+  w.Number(kFlagResponse);
+  w.Raw(",\"language\":");
+  w.Quoted(LanguageName(kLocalLanguage));
+  w.Raw(",\"opaque\":");
+  w.Number(a.opaque);
+  w.Raw(",\"serializeTypeCurrentRPC\":\"JSON\",\"version\":");
+  w.Number(kLocalVersion);
+  w.Raw("}");
+  const size_t header_length =
+      static_cast<size_t>(w.at - reinterpret_cast<char*>(head->data())) - kFrameHeaderPrefixSize;
+  head->resize(kFrameHeaderPrefixSize + header_length);
+  EncodeFixed32BE(head->data(), static_cast<uint32_t>(4 + header_length));
+  EncodeFixed32BE(head->data() + kLengthFieldSize, static_cast<uint32_t>(header_length));
 }
 
 Result<ConsumerSendMsgBackRequestHeader> ConsumerSendMsgBackRequestHeader::Decode(

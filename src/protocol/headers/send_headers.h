@@ -26,6 +26,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/result.h"
 #include "protocol/remoting_command.h"
@@ -100,6 +101,26 @@ struct SendMessageResponseHeader {
   static Result<SendMessageResponseHeader> Decode(const RemotingCommand& cmd);
   void EncodeTo(RemotingCommand& cmd) const;
 };
+
+// A send answer's whole frame written in one pass — the broker's most frequent answer —
+// without building its RemotingCommand (no field block, no strings, no header pass over
+// a map). JSON only. The bytes are exactly those EncodeFrameInto writes for the answer
+//   MakeResponse(request, code) (no remark), opaque = the request's, MarkResponse(),
+//   SendMessageResponseHeader{...}.EncodeTo
+// (tests/protocol/headers_fields_test.cc compares them on random values). `head` is
+// cleared and receives the frame: length words and header; a send answer has no body.
+struct SendAnswerFrame {
+  int32_t code = 0;  // the ResponseCode of a stored message (SUCCESS or a flush warning)
+  int32_t opaque = 0;
+  std::string_view msg_id;  // "msgId"
+  int32_t queue_id = 0;
+  int64_t queue_offset = 0;
+  std::optional<std::string_view> transaction_id;  // absent: not written
+  std::optional<std::string_view> recall_handle;
+  std::optional<std::string_view> msg_region;
+  std::optional<bool> trace_on;
+};
+void EncodeSendAnswerFrame(const SendAnswerFrame& answer, std::vector<uint8_t>* head);
 
 // CONSUMER_SEND_MSG_BACK (36): a consumer hands a message back for retry (or DLQ).
 struct ConsumerSendMsgBackRequestHeader {
