@@ -28,7 +28,9 @@ the server threads that spent the most; and per round the ratios rocketstore/pee
                [--keep]   (keep the temp dir: server logs and data)
                [--memory-limit MIB]  (rocketstore and NATS each in a memory cgroup of MIB
                                       MiB: their page cache is recycled instead of growing
-                                      into free memory; Redis is not limited)
+                                      into free memory; Redis is not limited. Each limited
+                                      server's cgroup is filled first by short produce runs,
+                                      so every round measures the recycling)
 --quick: 1 round of 2 s rows (a smoke test). Everything started is stopped at the end,
 also on Ctrl-C or a failure.
 """
