@@ -160,9 +160,14 @@ TEST_F(TwoBrokerTest, RetriesOnTheOtherBrokerWhenOneIsDownAndTheRouteDropsIt) {
   b_.reset();
   auto none = p.Send(Message{.topic = "T_down", .body = "lost?"});
   ASSERT_FALSE(none.ok());
-  // The last broker refused the connection, and the refreshed route says why no other was
-  // tried: the topic has no broker left.
-  EXPECT_NE(none.status().message().find("cannot connect"), std::string::npos) << none.status();
+  // The last broker refused the connection — or, when the send went out on the old
+  // connection before this client read the broker's close (a race under load: seen once
+  // in an ASan run with tests in parallel), closed it — and the refreshed route says why
+  // no other was tried: the topic has no broker left.
+  const std::string& why = none.status().message();
+  EXPECT_TRUE(why.find("cannot connect") != std::string::npos ||
+              why.find("closed by the peer") != std::string::npos)
+      << none.status();
   EXPECT_NE(none.status().message().find("has no route"), std::string::npos) << none.status();
   p.Shutdown();
 }
