@@ -25,6 +25,17 @@ namespace {
 constexpr size_t kInitialReadBuffer = 64 * 1024;
 }  // namespace
 
+#if defined(__SANITIZE_ADDRESS__)
+#define ROCKETSTORE_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ROCKETSTORE_ASAN 1
+#endif
+#endif
+#ifndef ROCKETSTORE_ASAN
+#define ROCKETSTORE_ASAN 0
+#endif
+
 Connection::Connection(asio::ip::tcp::socket socket, RemotingServer* server, uint64_t id)
     : socket_(std::move(socket)),
       strand_(asio::make_strand(socket_.get_executor())),
@@ -115,6 +126,17 @@ bool Connection::ProcessBuffer() {
   while (!closed_ && buf_end_ > buf_begin_) {
     std::span<const uint8_t> avail(buf_.data() + buf_begin_, buf_end_ - buf_begin_);
     auto decoded = protocol::DecodeFrame(avail, server_->options_.limits);
+#if ROCKETSTORE_ASAN
+    // Under AddressSanitizer a whole frame is decoded again from its own heap copy, freed
+    // once the command is dispatched: a view of it kept past its request (a borrowed send
+    // body, Limits::borrow_send_bodies) is a use-after-free report instead of a silent
+    // read of whatever the buffer holds next.
+    std::vector<uint8_t> own_copy;
+    if (decoded.ok() && decoded->complete) {
+      own_copy.assign(avail.begin(), avail.begin() + static_cast<ptrdiff_t>(decoded->consumed));
+      decoded = protocol::DecodeFrame(own_copy, server_->options_.limits);
+    }
+#endif
     if (!decoded.ok()) {
       RS_LOG_WARN("net: closing connection remote={} reason=bad_frame error=\"{}\"", remote_,
                   decoded.status().message());
@@ -196,6 +218,13 @@ void Connection::Queued() {
     return;
   }
   if (!writing_ && !in_batch_) DoWrite();
+}
+
+void Connection::DropLast(int32_t request_code, const Status& why) {
+  RS_LOG_ERROR("net: dropped a reply reason=cannot_encode request_code={} error=\"{}\"",
+               request_code, why.message());
+  Recycle(std::move(queue_.back()));
+  queue_.pop_back();
 }
 
 void Connection::Enqueue(RemotingCommand&& cmd) {

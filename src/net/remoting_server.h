@@ -26,9 +26,11 @@
 //     listeners run on an io thread (or in Stop) once per connection.
 //
 // Errors never throw: every Asio call uses its error_code overload.
-// Thread-safety: RegisterHandler/SetCloseListener before Start(). Connection::Send* and
-// Close from any thread (from the connection's own io thread, e.g. a handler answering
-// inline, Send queues at once without a hand-off).
+// Thread-safety: RegisterHandler/SetCloseListener before Start(). Connection::Send,
+// SendResponse and Close from any thread (from the connection's own io thread, e.g. a
+// handler answering inline, Send queues at once without a hand-off); SendResponseFrame
+// only on that io thread. A handler's request (its body included) is valid during the
+// call only: the connection reads into the same buffer afterwards.
 #pragma once
 
 #include <asio.hpp>
@@ -91,9 +93,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // Queues any command (e.g. a oneway server → client request). Any thread.
   void Send(protocol::RemotingCommand&& command);
   // Queues a response to `request` (nothing for a oneway request) whose whole frame
-  // `write(&head)` writes — the caller encodes it itself, no RemotingCommand is built —
-  // with `response_code` for the RPC observer. Only on this connection's io thread (a
-  // handler answering inline); elsewhere it does nothing and returns false.
+  // `write(&head)` writes (returning a Status) — the caller encodes it itself, no
+  // RemotingCommand is built — with `response_code` for the RPC observer. A frame that
+  // cannot be written is dropped and logged, as SendResponse drops one it cannot encode.
+  // Only on this connection's io thread (a handler answering inline); elsewhere it does
+  // nothing and returns false.
   template <typename Write>
   bool SendResponseFrame(const protocol::RemotingCommand& request, int32_t response_code,
                          Write&& write) {
@@ -102,7 +106,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
     ObserveRpc(request, response_code);
     if (closed_) return true;
     Pending& p = NewPending();
-    write(&p.frame.head);
+    if (Status s = write(&p.frame.head); !s.ok()) {
+      DropLast(request.code, s);
+      return true;
+    }
     Queued();
     return true;
   }
@@ -133,6 +140,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // once its frame is written, the accounting and the write.
   Pending& NewPending();
   void Queued();
+  void DropLast(int32_t request_code, const Status& why);  // the entry NewPending gave
   void ObserveRpc(const protocol::RemotingCommand& request, int32_t response_code) const;
   void Recycle(std::unique_ptr<Pending> p);  // a written (or dropped) entry, into spare_
   // Writes queue_ until it is empty (inline while the socket takes it all) or an

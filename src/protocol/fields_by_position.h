@@ -61,8 +61,8 @@ class FieldsByPosition {
   FieldsByPosition(FieldsByPosition&&) noexcept = default;
   FieldsByPosition& operator=(FieldsByPosition&&) noexcept = default;
 
-  // Whether Reserve was called: the command's header is (also) here, even if no field of
-  // the schema was present.
+  // Whether Reserve or AdoptText was called: the command's header is (also) here, even if
+  // no field of the schema was present.
   bool used() const { return block_ != nullptr; }
   // Room for `bytes` of values in all: one allocation, made by the first call.
   void Reserve(size_t bytes);

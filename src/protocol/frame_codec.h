@@ -110,8 +110,9 @@ struct FrameDecodeResult {
 // prove them have arrived: the length field on its own is checked against
 // limits.max_frame_length (and >= 4) before any allocation, the second word (serialize
 // type, header length <= length - 4) as soon as it is there. A complete command owns
-// copies of its header strings and body (but see Limits::borrow_send_bodies); `buffer`
-// can be reused afterwards.
+// copies of its header strings and body, and `buffer` can be reused afterwards — except
+// that with Limits::borrow_send_bodies a send request's body is a view of `buffer`, which
+// must then outlive the command.
 Result<FrameDecodeResult> DecodeFrame(std::span<const uint8_t> buffer,
                                       const Limits& limits = Limits());
 

@@ -25,10 +25,12 @@
 // code kInvalidArgument and a message naming the field, meant to be sent back verbatim as
 // the remark of a SYSTEM_ERROR response (§A.10 item 4).
 //
-// Body: owned bytes, followed by zero or more externally owned parts. A decoded command
-// owns its whole body. The external parts let the pull path send raw commit-log records
-// without copying them: the bytes must stay valid and unchanged until the encoded frame
-// has been written; attach an owner (any shared_ptr) to tie their lifetime to the command.
+// Body: owned bytes (or, for a send request decoded with Limits::borrow_send_bodies, bytes
+// borrowed from the frame buffer), followed by zero or more externally owned parts. A
+// decoded command otherwise owns its whole body. The external parts let the pull path send raw
+// commit-log records without copying them: the bytes must stay valid and unchanged until the
+// encoded frame has been written; attach an owner (any shared_ptr) to tie their lifetime to the
+// command.
 //
 // Thread-safety: a value type; no internal synchronisation.
 #pragma once

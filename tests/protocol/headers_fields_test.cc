@@ -192,11 +192,12 @@ TEST(HeaderFieldsTest, SendAnswerFrameIsTheEncodedAnswersBytes) {
   };
   RemotingCommand request = MakeRequest(RequestCode::kSendMessageV2);
   std::vector<uint8_t> head;
+  int plain_written = 0;
   for (int i = 0; i < 3000; ++i) {
     const bool plain = i % 2 == 0;  // the usual case: hex ids, nothing to escape
     const std::string msg_id = plain ? hex() : text(40);
     const std::string transaction_id = plain ? hex() : text(40);
-    const std::string recall = text(60);
+    const std::string recall = plain ? hex() + "_" + hex() : text(60);
     const std::string region = plain ? "DefaultRegion" : text(20);
     SendAnswerFrame a;
     a.code = static_cast<int32_t>(rng() % 4 == 0 ? static_cast<int32_t>(rng()) : rng() % 13);
@@ -213,21 +214,39 @@ TEST(HeaderFieldsTest, SendAnswerFrameIsTheEncodedAnswersBytes) {
     RemotingCommand answer = MakeResponse(request, a.code);
     answer.opaque = request.opaque;
     answer.MarkResponse();
+    // Built field by field here, not through ResponseHeaderOf: the expected bytes owe
+    // nothing to the code under test.
     SendMessageResponseHeader h;
     h.msg_id = msg_id;
     h.queue_id = a.queue_id;
     h.queue_offset = a.queue_offset;
-    if (a.transaction_id) h.transaction_id = std::string(*a.transaction_id);
-    if (a.recall_handle) h.recall_handle = std::string(*a.recall_handle);
-    if (a.msg_region) h.msg_region = std::string(*a.msg_region);
+    if (a.transaction_id) h.transaction_id = transaction_id;
+    if (a.recall_handle) h.recall_handle = recall;
+    if (a.msg_region) h.msg_region = region;
     h.trace_on = a.trace_on;
+    EXPECT_EQ(ResponseHeaderOf(a), h);
     h.EncodeTo(answer);
     auto expected = EncodeFrame(answer);
     ASSERT_TRUE(expected.ok());
     head.assign(7, 0xEE);  // whatever was there goes
-    EncodeSendAnswerFrame(a, &head);
+    ASSERT_TRUE(EncodeSendAnswerFrame(a, &head).ok());
     ASSERT_EQ(head, expected->Flatten()) << i;
+    // The one pass itself: it must take every answer with nothing to escape (the broker's
+    // own ids), and write the same bytes.
+    if (plain) {
+      head.assign(3, 0xEE);
+      ASSERT_TRUE(internal::WriteSendAnswerFramePlain(a, &head)) << i;
+      ASSERT_EQ(head, expected->Flatten()) << i;
+      ++plain_written;
+    }
   }
+  EXPECT_EQ(plain_written, 1500);
+  // A header past the frame's 24-bit length (a huge batch's msgId): refused, not written.
+  const std::string huge(size_t{1} << 24, 'A');
+  SendAnswerFrame big;
+  big.msg_id = huge;
+  EXPECT_FALSE(internal::WriteSendAnswerFramePlain(big, &head));
+  EXPECT_FALSE(EncodeSendAnswerFrame(big, &head).ok());
 }
 
 // RocketMQ 5.3: RECALL_MESSAGE's headers and the send response's recallHandle.

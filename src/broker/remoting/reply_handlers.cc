@@ -58,7 +58,7 @@ RemotingFrontend::Reply RemotingFrontend::OnSendReply(const Conn& conn, Cmd& r) 
   auto h = protocol::SendMessageRequestView::Decode(r);
   if (!h.ok()) return protocol::MakeSystemErrorResponse(r, h.status());
   SendRequest req = SendRequestOf(*h);
-  const SendEntry entry{h->flag, r.body.owned_text(), h->properties.value_or(std::string_view())};
+  const SendEntry entry{h->flag, r.body.leading_text(), h->properties.value_or(std::string_view())};
   req.messages = std::span<const SendEntry>(&entry, 1);
   // Answered once the requester took the reply (or did not) and it is stored: from the
   // requester's io thread, the timeout runner, the flush thread, or right here.

@@ -10,6 +10,10 @@ using protocol::RemotingCommand;
 
 namespace {
 
+// What the Java broker adds to every send answer (MSG_REGION, TRACE_ON).
+constexpr std::string_view kMsgRegion = "DefaultRegion";
+constexpr bool kTraceOn = true;
+
 // Takes the result's strings (moved into the header, not copied).
 RemotingCommand BuildSendResponse(const RemotingCommand& request, SendResult&& result) {
   RemotingCommand resp = ReplyTo(request, result.verdict);
@@ -20,8 +24,8 @@ RemotingCommand BuildSendResponse(const RemotingCommand& request, SendResult&& r
   h.queue_offset = result.queue_offset;
   if (!result.transaction_id.empty()) h.transaction_id = std::move(result.transaction_id);
   if (!result.recall_handle.empty()) h.recall_handle = std::move(result.recall_handle);
-  h.msg_region = "DefaultRegion";
-  h.trace_on = true;
+  h.msg_region = std::string(kMsgRegion);
+  h.trace_on = kTraceOn;
   h.EncodeTo(resp);
   return resp;
 }
@@ -44,10 +48,10 @@ bool SendAnswerFrame(const net::ConnectionPtr& conn, const RemotingCommand& requ
   a.queue_offset = result.queue_offset;
   if (!result.transaction_id.empty()) a.transaction_id = result.transaction_id;
   if (!result.recall_handle.empty()) a.recall_handle = result.recall_handle;
-  a.msg_region = "DefaultRegion";
-  a.trace_on = true;
+  a.msg_region = kMsgRegion;
+  a.trace_on = kTraceOn;
   return conn->SendResponseFrame(request, a.code, [&a](std::vector<uint8_t>* head) {
-    protocol::EncodeSendAnswerFrame(a, head);
+    return protocol::EncodeSendAnswerFrame(a, head);
   });
 }
 

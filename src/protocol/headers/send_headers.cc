@@ -157,6 +157,21 @@ void SendMessageResponseHeader::EncodeTo(RemotingCommand& cmd) const {
   (void)ok;
 }
 
+SendMessageResponseHeader ResponseHeaderOf(const SendAnswerFrame& a) {
+  auto copy = [](std::optional<std::string_view> s) {
+    return s ? std::optional<std::string>(*s) : std::nullopt;
+  };
+  SendMessageResponseHeader h;
+  h.msg_id = std::string(a.msg_id);
+  h.queue_id = a.queue_id;
+  h.queue_offset = a.queue_offset;
+  h.transaction_id = copy(a.transaction_id);
+  h.recall_handle = copy(a.recall_handle);
+  h.msg_region = copy(a.msg_region);
+  h.trace_on = a.trace_on;
+  return h;
+}
+
 namespace {
 
 bool JsonPlain(std::string_view v) {
@@ -183,47 +198,43 @@ struct AnswerWriter {
   }
 };
 
-// The answer with a value that needs escapes (not a broker's own ids): the generic way.
-void EncodeSendAnswerFrameGeneric(const SendAnswerFrame& a, std::vector<uint8_t>* head) {
+// The answer the generic way: a command, its header, EncodeFrameInto.
+Status EncodeSendAnswerFrameGeneric(const SendAnswerFrame& a, std::vector<uint8_t>* head) {
   RemotingCommand answer;
   answer.code = a.code;
   answer.language = kLocalLanguage;
   answer.version = kLocalVersion;
   answer.opaque = a.opaque;
   answer.flag = kFlagResponse;
-  SendMessageResponseHeader h;
-  h.msg_id = std::string(a.msg_id);
-  h.queue_id = a.queue_id;
-  h.queue_offset = a.queue_offset;
-  if (a.transaction_id) h.transaction_id = std::string(*a.transaction_id);
-  if (a.recall_handle) h.recall_handle = std::string(*a.recall_handle);
-  if (a.msg_region) h.msg_region = std::string(*a.msg_region);
-  h.trace_on = a.trace_on;
-  h.EncodeTo(answer);
+  ResponseHeaderOf(a).EncodeTo(answer);
   EncodedFrame frame;
   frame.head = std::move(*head);
-  const Status s = EncodeFrameInto(answer, &frame);
-  assert(s.ok());  // a send answer's header is far below every limit
-  (void)s;
+  Status s = EncodeFrameInto(answer, &frame);
   *head = std::move(frame.head);
+  return s;
 }
 
 }  // namespace
 
-void EncodeSendAnswerFrame(const SendAnswerFrame& a, std::vector<uint8_t>* head) {
+namespace internal {
+
+bool WriteSendAnswerFramePlain(const SendAnswerFrame& a, std::vector<uint8_t>* head) {
   const std::string_view tx = a.transaction_id.value_or(std::string_view());
   const std::string_view recall = a.recall_handle.value_or(std::string_view());
   const std::string_view region = a.msg_region.value_or(std::string_view());
   if (!JsonPlain(a.msg_id) || !JsonPlain(tx) || !JsonPlain(recall) || !JsonPlain(region)) {
-    EncodeSendAnswerFrameGeneric(a, head);
-    return;
+    return false;
   }
   // The fields in SendReplySchema's order, as RemotingCommand::ForEachFieldByKind gives
   // them to the JSON encoder, each value quoted as is (none needs an escape).
   constexpr size_t kFixedBound = 256;  // every name and literal below, with room to spare
-  constexpr size_t kNumbers = 5 * 24;
-  head->resize(kFrameHeaderPrefixSize + kFixedBound + kNumbers + a.msg_id.size() + tx.size() +
-               recall.size() + region.size());
+  constexpr size_t kNumbers = 6 * 24;  // code, queueId, queueOffset, flag, opaque, version
+  const size_t bound =
+      kFixedBound + kNumbers + a.msg_id.size() + tx.size() + recall.size() + region.size();
+  // A header the frame cannot carry (a batch of ~500 k messages has a msgId that long)
+  // is the generic encoder's to refuse.
+  if (bound > kMaxHeaderLength || 4 + bound > kDefaultMaxFrameLength) return false;
+  head->resize(kFrameHeaderPrefixSize + bound);
   AnswerWriter w{reinterpret_cast<char*>(head->data()) + kFrameHeaderPrefixSize};
   w.Raw("{\"code\":");
   w.Number(a.code);
@@ -263,6 +274,14 @@ void EncodeSendAnswerFrame(const SendAnswerFrame& a, std::vector<uint8_t>* head)
   head->resize(kFrameHeaderPrefixSize + header_length);
   EncodeFixed32BE(head->data(), static_cast<uint32_t>(4 + header_length));
   EncodeFixed32BE(head->data() + kLengthFieldSize, static_cast<uint32_t>(header_length));
+  return true;
+}
+
+}  // namespace internal
+
+Status EncodeSendAnswerFrame(const SendAnswerFrame& a, std::vector<uint8_t>* head) {
+  if (internal::WriteSendAnswerFramePlain(a, head)) return Status::OK();
+  return EncodeSendAnswerFrameGeneric(a, head);
 }
 
 Result<ConsumerSendMsgBackRequestHeader> ConsumerSendMsgBackRequestHeader::Decode(

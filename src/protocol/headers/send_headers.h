@@ -107,8 +107,10 @@ struct SendMessageResponseHeader {
 // a map). JSON only. The bytes are exactly those EncodeFrameInto writes for the answer
 //   MakeResponse(request, code) (no remark), opaque = the request's, MarkResponse(),
 //   SendMessageResponseHeader{...}.EncodeTo
-// (tests/protocol/headers_fields_test.cc compares them on random values). `head` is
-// cleared and receives the frame: length words and header; a send answer has no body.
+// (tests/protocol/headers_fields_test.cc compares them on random values): `head` is
+// overwritten with the frame (length words and header; a send answer has no body). When a
+// value needs a JSON escape or the header is past the frame's limits it takes the generic
+// encoder, whose error (a header or frame too long) it returns; `head` is then unusable.
 struct SendAnswerFrame {
   int32_t code = 0;  // the ResponseCode of a stored message (SUCCESS or a flush warning)
   int32_t opaque = 0;
@@ -120,7 +122,15 @@ struct SendAnswerFrame {
   std::optional<std::string_view> msg_region;
   std::optional<bool> trace_on;
 };
-void EncodeSendAnswerFrame(const SendAnswerFrame& answer, std::vector<uint8_t>* head);
+[[nodiscard]] Status EncodeSendAnswerFrame(const SendAnswerFrame& answer,
+                                           std::vector<uint8_t>* head);
+namespace internal {
+// EncodeSendAnswerFrame's one pass: false, `head` unspecified, when a value needs an escape
+// or the header could pass the frame's limits (the caller then encodes the generic way).
+bool WriteSendAnswerFramePlain(const SendAnswerFrame& answer, std::vector<uint8_t>* head);
+}  // namespace internal
+// The answer's header fields as the generic path holds them (copies of the strings).
+SendMessageResponseHeader ResponseHeaderOf(const SendAnswerFrame& answer);
 
 // CONSUMER_SEND_MSG_BACK (36): a consumer hands a message back for retry (or DLQ).
 struct ConsumerSendMsgBackRequestHeader {
