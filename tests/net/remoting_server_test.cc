@@ -60,6 +60,25 @@ class ServerTest : public ::testing::Test {
           resp.body.Assign(std::string(n, static_cast<char>(r.opaque % 251)));
           return resp;
         });
+    // Answered through SendResponseFrame: the frame written by the handler itself (here
+    // the generic encoding of an answer with remark "framed"); "fail" makes the writer
+    // fail, so the answer is dropped.
+    server_->RegisterHandler(
+        1005, [](const ConnectionPtr& c, RemotingCommand& r) -> std::optional<RemotingCommand> {
+          RemotingCommand resp = protocol::MakeResponse(r, 0, "framed");
+          resp.opaque = r.opaque;
+          resp.MarkResponse();
+          const bool fail = r.FindField("fail").has_value();
+          const bool sent = c->SendResponseFrame(r, 0, [&](std::vector<uint8_t>* head) {
+            if (fail) return Status(InvalidArgument("cannot write this one"));
+            protocol::EncodedFrame frame;
+            RS_RETURN_IF_ERROR(protocol::EncodeFrameInto(resp, &frame));
+            *head = frame.head;
+            return Status::OK();
+          });
+          if (!sent) return protocol::MakeResponse(r, 1, "not on the io thread");
+          return std::nullopt;
+        });
     ASSERT_TRUE(server_->Start().ok());
     addr_ = "127.0.0.1:" + std::to_string(server_->port());
   }
@@ -105,6 +124,49 @@ TEST_F(ServerTest, OnewayIsNeverAnswered) {
   EXPECT_EQ(oneway_seen_.load(), 1);
   // Nothing else queued: a server request wait times out.
   EXPECT_FALSE(c.WaitServerRequest(200).ok());
+}
+
+// SendResponseFrame: the handler's own frame reaches the client; a oneway request gets
+// none; a frame the writer cannot write is dropped and the connection goes on; off the
+// connection's io thread it refuses (the caller answers the usual way).
+TEST_F(ServerTest, AFrameWrittenByTheHandlerIsTheAnswer) {
+  RemotingClient c;
+  ASSERT_TRUE(c.Connect(addr_).ok());
+  auto framed = c.Invoke(protocol::MakeRequest(1005));
+  ASSERT_TRUE(framed.ok()) << framed.status().message();
+  EXPECT_EQ(framed->code, 0);
+  EXPECT_EQ(framed->remark.value_or(""), "framed");
+  ASSERT_TRUE(c.InvokeOneway(protocol::MakeRequest(1005)).ok());
+  RemotingCommand failing = protocol::MakeRequest(1005);
+  failing.SetField("fail", "1");
+  EXPECT_FALSE(c.Invoke(failing, 300).ok());  // dropped: no answer (the client gives up)
+  ASSERT_TRUE(c.Connect(addr_).ok());
+  auto after = c.Invoke(protocol::MakeRequest(1005));
+  ASSERT_TRUE(after.ok()) << after.status().message();
+  EXPECT_EQ(after->remark.value_or(""), "framed");
+
+  RemotingClient d;
+  ASSERT_TRUE(d.Connect(addr_).ok());
+  std::thread asker([&] { (void)d.Invoke(protocol::MakeRequest(1004), 2000); });
+  std::pair<ConnectionPtr, RemotingCommand> held;
+  for (int i = 0; i < 200 && !held.first; ++i) {
+    {
+      std::lock_guard lock(deferred_mu_);
+      for (auto& e : deferred_) {
+        if (!e.second.IsOneway()) held = e;
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_TRUE(held.first);
+  bool wrote = false;
+  EXPECT_FALSE(held.first->SendResponseFrame(held.second, 0, [&](std::vector<uint8_t>*) {
+    wrote = true;
+    return Status::OK();
+  }));
+  EXPECT_FALSE(wrote);
+  held.first->SendResponse(held.second, protocol::MakeResponse(held.second, 0));
+  asker.join();
 }
 
 TEST_F(ServerTest, HeldRequestDoesNotBlockLaterOnes) {

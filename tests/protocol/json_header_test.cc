@@ -459,6 +459,23 @@ TEST(SendFieldsByPositionTest, UnescapesEachValueOverItsOwnCopy) {
   ASSERT_TRUE(TryDecodeFastjsonHeader(many, ByPosition(), &t2)) << many;
   EXPECT_EQ(t2.FindField("i"), std::optional<std::string_view>(expected));
   EXPECT_EQ(t2.FindField("k"), std::optional<std::string_view>("false"));
+
+  // max_value_length bounds the value, not its escaped text: 40 escapes (240 bytes) that
+  // unescape to 40 bytes pass a limit of 40 and fail one of 39, as RapidJSON decides.
+  for (uint32_t limit : {40u, 39u}) {
+    Limits l = ByPosition();
+    l.max_value_length = limit;
+    RemotingCommand fast;
+    const bool taken = TryDecodeFastjsonHeader(many, l, &fast);
+    EXPECT_EQ(taken, limit == 40u) << limit;
+    Limits map_limits = l;
+    map_limits.send_fields_by_position = false;
+    RemotingCommand map;
+    EXPECT_EQ(DecodeJsonHeaderWithRapidJson(Bytes(many), map_limits, &map).ok(), limit == 40u);
+    if (taken) {
+      EXPECT_TRUE(SameReading(fast, map));
+    }
+  }
 }
 
 // Mutants of the Java client's header: wherever the first stage answers by position, the
