@@ -251,14 +251,14 @@ bool WriteSendAnswerFramePlain(const SendAnswerFrame& a, std::vector<uint8_t>* h
   w.Raw("\",\"queueOffset\":\"");
   w.Number(a.queue_offset);
   w.Raw("\"");
-  if (a.recall_handle) {
-    w.Raw(",\"recallHandle\":");
-    w.Quoted(recall);
-  }
-  if (a.msg_region) {
-    w.Raw(",\"MSG_REGION\":");
-    w.Quoted(region);
-  }
+  // `,"name":"value"` when the field is there (`name` a literal: `,"name":`).
+  auto optional = [&w](const auto& name, const std::optional<std::string_view>& value) {
+    if (!value) return;
+    w.Raw(name);
+    w.Quoted(*value);
+  };
+  optional(",\"recallHandle\":", a.recall_handle);
+  optional(",\"MSG_REGION\":", a.msg_region);
   if (a.trace_on) w.Raw(*a.trace_on ? ",\"TRACE_ON\":\"true\"" : ",\"TRACE_ON\":\"false\"");
   w.Raw("},\"flag\":");
   w.Number(kFlagResponse);
