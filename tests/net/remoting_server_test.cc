@@ -169,6 +169,52 @@ TEST_F(ServerTest, AFrameWrittenByTheHandlerIsTheAnswer) {
   asker.join();
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+#define RS_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define RS_TEST_ASAN 1
+#endif
+#endif
+
+// A handler that keeps a borrowed send body (Limits::borrow_send_bodies) past its request
+// breaks the rule; under AddressSanitizer the connection's copy per frame makes the later
+// read a use-after-free report instead of a silent read of other bytes.
+std::string_view g_kept_body;
+
+TEST(BorrowedBodyGuardTest, AKeptBodyIsAUseAfterFreeUnderAsan) {
+#ifndef RS_TEST_ASAN
+  GTEST_SKIP() << "the guard is AddressSanitizer's (the asan preset runs this)";
+#else
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(
+      {
+        ServerOptions o;
+        o.limits.borrow_send_bodies = true;
+        RemotingServer server(o);
+        server.RegisterHandler(
+            310, [](const ConnectionPtr&, RemotingCommand& r) -> std::optional<RemotingCommand> {
+              g_kept_body = r.body.leading_text();  // the mistake
+              return protocol::MakeResponse(r, 0);
+            });
+        server.RegisterHandler(
+            1000, [](const ConnectionPtr&, RemotingCommand& r) -> std::optional<RemotingCommand> {
+              RemotingCommand resp = protocol::MakeResponse(r, 0);
+              resp.remark = std::string(g_kept_body);
+              return resp;
+            });
+        if (!server.Start().ok()) return;
+        RemotingClient c;
+        if (!c.Connect("127.0.0.1:" + std::to_string(server.port())).ok()) return;
+        RemotingCommand send = protocol::MakeRequest(310);
+        send.body.Assign("a body kept too long");
+        (void)c.Invoke(send);
+        (void)c.Invoke(protocol::MakeRequest(1000));
+      },
+      "heap-use-after-free");
+#endif
+}
+
 TEST_F(ServerTest, HeldRequestDoesNotBlockLaterOnes) {
   RemotingClient c;
   ASSERT_TRUE(c.Connect(addr_).ok());
