@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "base/sanitizers.h"
 #include "base/thread_name.h"
 #include "log/log.h"
 
@@ -24,17 +25,6 @@ int64_t SteadyNowMillis() {
 namespace {
 constexpr size_t kInitialReadBuffer = 64 * 1024;
 }  // namespace
-
-#if defined(__SANITIZE_ADDRESS__)
-#define ROCKETSTORE_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define ROCKETSTORE_ASAN 1
-#endif
-#endif
-#ifndef ROCKETSTORE_ASAN
-#define ROCKETSTORE_ASAN 0
-#endif
 
 Connection::Connection(asio::ip::tcp::socket socket, RemotingServer* server, uint64_t id)
     : socket_(std::move(socket)),

@@ -13,6 +13,7 @@
 #include <mutex>
 #include <thread>
 
+#include "base/sanitizers.h"
 #include "net/remoting_client.h"
 
 namespace rocketstore::net {
@@ -169,23 +170,15 @@ TEST_F(ServerTest, AFrameWrittenByTheHandlerIsTheAnswer) {
   asker.join();
 }
 
-#if defined(__SANITIZE_ADDRESS__)
-#define RS_TEST_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define RS_TEST_ASAN 1
-#endif
-#endif
-
 // A handler that keeps a borrowed send body (Limits::borrow_send_bodies) past its request
 // breaks the rule; under AddressSanitizer the connection's copy per frame makes the later
 // read a use-after-free report instead of a silent read of other bytes.
-#ifdef RS_TEST_ASAN
+#if ROCKETSTORE_ASAN
 std::string_view g_kept_body;
 #endif
 
 TEST(BorrowedBodyGuardTest, AKeptBodyIsAUseAfterFreeUnderAsan) {
-#ifndef RS_TEST_ASAN
+#if !ROCKETSTORE_ASAN
   GTEST_SKIP() << "the guard is AddressSanitizer's (the asan preset runs this)";
 #else
   GTEST_FLAG_SET(death_test_style, "threadsafe");
