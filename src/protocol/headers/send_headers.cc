@@ -200,12 +200,9 @@ struct AnswerWriter {
 
 // The answer the generic way: a command, its header, EncodeFrameInto.
 Status EncodeSendAnswerFrameGeneric(const SendAnswerFrame& a, std::vector<uint8_t>* head) {
-  RemotingCommand answer;
-  answer.code = a.code;
-  answer.language = kLocalLanguage;
-  answer.version = kLocalVersion;
-  answer.opaque = a.opaque;
-  answer.flag = kFlagResponse;
+  RemotingCommand request;  // what MakeResponse reads of it: the opaque (JSON by default)
+  request.opaque = a.opaque;
+  RemotingCommand answer = MakeResponse(request, a.code);
   ResponseHeaderOf(a).EncodeTo(answer);
   EncodedFrame frame;
   frame.head = std::move(*head);
