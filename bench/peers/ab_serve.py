@@ -51,6 +51,14 @@ def start_serve(binary, tag, mode, tmp):
     return p, f"127.0.0.1:{bport}"
 
 
+def rs_peer(peer, what, addr, pid, seconds, shape=None):
+    """One rs_peer run (`produce` with `shape`, or `latency`) against a server."""
+    argv = [peer, what, "--addr", addr] + (["--shape", shape] if shape else [])
+    return run_peers.run_client(
+        argv + ["--seconds", str(seconds), "--size", str(run_peers.BODY_SIZE),
+                "--server-pid", str(pid)], f"rs_peer {shape or what}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -83,10 +91,7 @@ def main():
             for (tag, mode), (p, addr) in servers.items():
                 run_peers.fill_page_cache(
                     f"{tag}-{mode}",
-                    lambda addr=addr, p=p: run_peers.run_client(
-                        [args.peer, "produce", "--addr", addr, "--shape", "4x64", "--seconds",
-                         "2", "--size", str(run_peers.BODY_SIZE), "--server-pid", str(p.pid)],
-                        "rs_peer fill"))
+                    lambda addr=addr, p=p: rs_peer(args.peer, "produce", addr, p.pid, 2, "4x64"))
             print(f"{'round':>5}  {'row':<11} {'binary':<4} {'msgs/s':>10} {'cpu us/msg':>11}")
             for rnd in range(1, args.rounds + 1):
                 for row in rows:
@@ -96,13 +101,9 @@ def main():
                     for tag in order:
                         p, addr = servers[(tag, mode)]
                         if shape == "latency":
-                            argv = [args.peer, "latency", "--addr", addr]
+                            res = rs_peer(args.peer, "latency", addr, p.pid, args.seconds)
                         else:
-                            argv = [args.peer, "produce", "--addr", addr, "--shape", shape]
-                        res = run_peers.run_client(
-                            argv + ["--seconds", str(args.seconds), "--size",
-                                    str(run_peers.BODY_SIZE), "--server-pid", str(p.pid)],
-                            f"rs_peer {shape} ({tag})")
+                            res = rs_peer(args.peer, "produce", addr, p.pid, args.seconds, shape)
                         rate = res["msgs"] / res["secs"]
                         cpu = res["cpu_us"] / max(res["msgs"], 1)
                         p50 = res.get("latency", {}).get("p50_us", 0.0)
