@@ -118,6 +118,7 @@ Result<int> ConsumeQueueTable::RemoveTopic(std::string_view topic) {
     if (t != topics_.end()) {
       removed = std::move(t->second);
       topics_.erase(t);
+      generation_.fetch_add(1, std::memory_order_release);
     }
   }
   const std::string topic_dir = layout::ConsumeQueueTopicDir(root_dir_, topic);
@@ -189,10 +190,32 @@ Status ConsumeQueueTable::Dispatch(const DispatchRequest& request) {
   if (!format::TakesQueueOffset(request.sys_flag)) {
     return Status::OK();  // PREPARED and ROLLBACK records are not consumable
   }
-  RS_ASSIGN_OR_RETURN(std::shared_ptr<ConsumeQueue> cq,
-                      FindOrCreate(request.topic, request.queue_id));
+  RS_ASSIGN_OR_RETURN(ConsumeQueue * cq, QueueForDispatch(request.topic, request.queue_id));
   return cq->PutUnit(request.commit_log_offset, request.size, request.tags_code,
                      request.queue_offset);
+}
+
+Result<ConsumeQueue*> ConsumeQueueTable::QueueForDispatch(std::string_view topic,
+                                                          int32_t queue_id) {
+  const uint64_t generation = generation_.load(std::memory_order_acquire);
+  const bool same_topic = memo_.generation == generation && memo_.topic == topic;
+  if (same_topic && queue_id >= 0 && static_cast<size_t>(queue_id) < memo_.queues.size() &&
+      memo_.queues[static_cast<size_t>(queue_id)] != nullptr) {
+    return memo_.queues[static_cast<size_t>(queue_id)].get();
+  }
+  RS_ASSIGN_OR_RETURN(std::shared_ptr<ConsumeQueue> cq, FindOrCreate(topic, queue_id));
+  if (!same_topic) {
+    memo_.topic.assign(topic);
+    memo_.queues.clear();
+    memo_.generation = generation;
+  }
+  if (queue_id < kMemoQueues) {
+    const auto at = static_cast<size_t>(queue_id);  // FindOrCreate refused a negative id
+    if (memo_.queues.size() <= at) memo_.queues.resize(at + 1);
+    memo_.queues[at] = cq;
+  }
+  memo_.last = std::move(cq);  // alive through the caller's PutUnit, whatever the id
+  return memo_.last.get();
 }
 
 }  // namespace rocketstore

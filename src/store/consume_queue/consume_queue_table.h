@@ -17,7 +17,10 @@
 //
 // Dispatch (spec §6.5): records of transaction type NOT (0) and COMMIT (8) become units
 // (PutUnit); PREPARED (4) and ROLLBACK (12) records are skipped. The queue is created on
-// first use.
+// first use. Dispatch remembers the queues of the last topic it wrote to (a producer's
+// records come topic after topic, queue after queue), so most records skip the table's
+// lock and lookups; RemoveTopic makes it forget them (a generation count), and a
+// removed topic's queues are released at the next Dispatch.
 //
 // Thread-safety: Find/FindOrCreate/ForEach/MaxPhysicalEnd/FlushAll may be called from any
 // thread concurrently with Dispatch (lookups share a reader lock; creating a queue takes a
@@ -29,6 +32,7 @@
 // Ownership: `fs` must outlive the table and its queues.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -37,6 +41,7 @@
 #include <shared_mutex>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/offsets.h"
 #include "base/result.h"
@@ -108,6 +113,24 @@ class ConsumeQueueTable final : public DispatchSink {
   mutable std::shared_mutex mu_;
   std::map<std::string, QueueMap, std::less<>> topics_;  // GUARDED_BY(mu_)
   std::mutex create_mu_;  // one creator at a time (its I/O runs outside mu_)
+  // Bumped (under mu_) each time queues leave the table: a memo of an older generation
+  // may hold removed queues.
+  std::atomic<uint64_t> generation_{0};
+
+  // Dispatch's memo (the dispatcher thread's only: see sink.h): the last topic written
+  // to, its queues by id as found in the table (ids below kMemoQueues), and the
+  // generation they were found in.
+  static constexpr int32_t kMemoQueues = 1024;
+  struct DispatchMemo {
+    std::string topic;
+    std::vector<std::shared_ptr<ConsumeQueue>> queues;
+    uint64_t generation = 0;
+    std::shared_ptr<ConsumeQueue> last;  // the last one looked up, whatever its id
+  };
+  DispatchMemo memo_;
+  // The queue of (topic, queue_id) for Dispatch: from the memo, else FindOrCreate (then
+  // remembered).
+  Result<ConsumeQueue*> QueueForDispatch(std::string_view topic, int32_t queue_id);
 };
 
 }  // namespace rocketstore

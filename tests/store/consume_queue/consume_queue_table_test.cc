@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 #include <string>
 #include <thread>
@@ -87,6 +88,43 @@ TEST_F(ConsumeQueueTableTest, DispatchBuildsQueuesForNonTransactionalAndCommitte
   // A replayed record is ignored; a gap is reported.
   ASSERT_OK(table->Dispatch(Request("T", 0, 0, 0)));
   EXPECT_THAT(table->Dispatch(Request("T", 0, 500, 5)), StatusIs(StatusCode::kFailedPrecondition));
+}
+
+// Dispatch remembers the last topic's queues: records that alternate topics and queues
+// (ids past the memo's range too) each land in their own queue, and a topic removed in
+// between is written afresh, not into the removed queue the memo held.
+TEST_F(ConsumeQueueTableTest, DispatchLandsInTheRightQueueAcrossTopicsAndAfterARemoval) {
+  auto table = OpenTable();
+  int64_t physical = 0;
+  std::map<std::pair<std::string, int32_t>, int64_t> next;  // the next queue offset
+  auto dispatch = [&](const std::string& topic, int32_t id) {
+    int64_t& offset = next[{topic, id}];
+    ASSERT_OK(table->Dispatch(Request(topic, id, physical, offset)));
+    physical += 100;
+    ++offset;
+  };
+  for (int round = 0; round < 3; ++round) {
+    for (int32_t id : {0, 1, 2, 1, 5000, 0}) dispatch("T", id);
+    dispatch("U", 1);
+    dispatch("T", 2);
+  }
+  for (const auto& [key, offset] : next) {
+    auto cq = table->Find(key.first, key.second);
+    ASSERT_NE(cq, nullptr) << key.first << "/" << key.second;
+    EXPECT_EQ(cq->MaxOffset(), QueueOffset(offset)) << key.first << "/" << key.second;
+  }
+  auto removed = table->Find("T", 1);
+  ASSERT_OK_AND_ASSIGN(int n, table->RemoveTopic("T"));
+  EXPECT_EQ(n, 4);
+  ASSERT_OK(table->Dispatch(Request("T", 1, physical, 0)));
+  auto fresh = table->Find("T", 1);
+  ASSERT_NE(fresh, nullptr);
+  EXPECT_NE(fresh, removed);
+  EXPECT_EQ(fresh->MaxOffset(), QueueOffset(1));
+  ASSERT_OK_AND_ASSIGN(ConsumeQueue::Unit u, fresh->GetUnit(QueueOffset(0)));
+  EXPECT_EQ(u.offset, PhysicalOffset(physical));
+  EXPECT_EQ(table->Find("T", 0), nullptr);  // only what was dispatched since
+  EXPECT_EQ(table->Find("U", 1)->MaxOffset(), QueueOffset(3));
 }
 
 TEST_F(ConsumeQueueTableTest, ReloadFindsQueuesAndIgnoresOtherEntries) {
