@@ -29,6 +29,24 @@ int TableSizeFor(int c) {
   return n;
 }
 
+// Whether two property names are equal: the names a send carries are short (KEYS, TAGS,
+// WAIT: 4 bytes; UNIQ_KEY: 8), and those compare in one or two loads instead of a call
+// to memcmp (the dispatcher and the send path compare names on every message).
+inline bool SameName(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  const size_t n = a.size();
+  if (n >= 4 && n <= 8) {
+    // Two 4-byte loads per name, overlapping when n < 8: every byte is covered.
+    uint32_t a0, a1, b0, b1;
+    std::memcpy(&a0, a.data(), 4);
+    std::memcpy(&b0, b.data(), 4);
+    std::memcpy(&a1, a.data() + n - 4, 4);
+    std::memcpy(&b1, b.data() + n - 4, 4);
+    return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+  }
+  return n == 0 || std::memcmp(a.data(), b.data(), n) == 0;
+}
+
 uint32_t SpreadHash(std::string_view name) {
   const auto h = static_cast<uint32_t>(JavaStringHash(name));
   return h ^ (h >> 16);
@@ -258,7 +276,7 @@ void PropertyIndex::Parse(std::string_view props) {
   ForEachEntry(props, [&](std::string_view name, std::string_view value) {
     if (heap_.empty()) {
       for (size_t i = 0; i < size_; ++i) {
-        if (inline_[i].name == name) {
+        if (SameName(inline_[i].name, name)) {
           inline_[i].value = value;
           return;
         }
@@ -292,7 +310,7 @@ void PropertyIndex::Assign(std::span<const PropertyEntry> entries) {
 
 std::optional<std::string_view> PropertyIndex::FindListed(std::string_view name) const {
   for (const PropertyEntry& e : entries()) {
-    if (e.name.size() == name.size() && e.name == name) return e.value;
+    if (SameName(e.name, name)) return e.value;
   }
   return std::nullopt;
 }
@@ -471,7 +489,7 @@ void FindProperties(std::string_view props, std::span<const std::string_view> na
   for (auto& o : out) o.reset();
   ForEachEntry(props, [&](std::string_view n, std::string_view v) {
     for (size_t i = 0; i < names.size(); ++i) {
-      if (n == names[i]) out[i] = v;
+      if (SameName(n, names[i])) out[i] = v;
     }
   });
 }

@@ -457,6 +457,32 @@ TEST(PropertyIndexTest, NamesSharingAMaskBitAreToldApart) {
   }
 }
 
+// Names of 4 to 8 bytes are compared in two overlapping 4-byte loads: a name differing
+// from another of its length in any one byte, at every length around that range, is
+// told apart by the index and by FindProperties as by FindProperty.
+TEST(PropertyIndexTest, NamesDifferingInOneByteAreToldApartAtEveryLength) {
+  for (size_t len = 1; len <= 12; ++len) {
+    const std::string base = std::string("UNIQ_KEYSXYZ").substr(0, len);
+    for (size_t at = 0; at < len; ++at) {
+      std::string other = base;
+      other[at] = static_cast<char>(other[at] + 1);
+      const std::string props =
+          base + "\x01" + "b" + "\x02" + other + "\x01" + "o" + "\x02" + "Z\x01z";
+      const PropertyIndex idx(props);
+      const std::string_view names[] = {base, other, "Z"};
+      std::optional<std::string_view> found[std::size(names)];
+      FindProperties(props, names, found);
+      for (size_t i = 0; i < std::size(names); ++i) {
+        EXPECT_EQ(idx.Find(names[i]), FindProperty(props, names[i])) << len << " " << at;
+        EXPECT_EQ(found[i], FindProperty(props, names[i])) << len << " " << at;
+      }
+      EXPECT_EQ(idx.Find(base), "b");
+      EXPECT_EQ(idx.Find(other), "o");
+      EXPECT_EQ(idx.size(), 3u);  // never taken for a duplicate of the other
+    }
+  }
+}
+
 TEST(PropertyIndexTest, ManyEntriesAndDuplicatesPastTheInlineRoom) {
   std::string props;
   for (int round = 0; round < 2; ++round) {
