@@ -1,15 +1,33 @@
 #include "base/coding.h"
 
+#include <array>
+#include <cstring>
+
 namespace rocketstore {
 
-std::string HexUpper(const void* bytes, size_t n) {
-  static constexpr char kDigits[] = "0123456789ABCDEF";
-  const auto* p = static_cast<const uint8_t*>(bytes);
-  std::string out(n * 2, '0');
-  for (size_t i = 0; i < n; ++i) {
-    out[2 * i] = kDigits[p[i] >> 4];
-    out[2 * i + 1] = kDigits[p[i] & 0xF];
+namespace {
+
+// The two upper-case hex digits of every byte value, in output order.
+constexpr std::array<char, 512> kHexPairs = [] {
+  constexpr char kDigits[] = "0123456789ABCDEF";
+  std::array<char, 512> pairs{};
+  for (size_t b = 0; b < 256; ++b) {
+    pairs[2 * b] = kDigits[b >> 4];
+    pairs[2 * b + 1] = kDigits[b & 0xF];
   }
+  return pairs;
+}();
+
+}  // namespace
+
+void HexUpperTo(const void* bytes, size_t n, char* out) {
+  const auto* p = static_cast<const uint8_t*>(bytes);
+  for (size_t i = 0; i < n; ++i) std::memcpy(out + 2 * i, &kHexPairs[2 * size_t{p[i]}], 2);
+}
+
+std::string HexUpper(const void* bytes, size_t n) {
+  std::string out(n * 2, '0');
+  HexUpperTo(bytes, n, out.data());
   return out;
 }
 

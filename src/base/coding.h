@@ -69,6 +69,9 @@ inline int64_t DecodeInt64BE(const void* src) { return static_cast<int64_t>(Deco
 
 // "0123456789ABCDEF" hex of `bytes`, 2 characters per byte.
 std::string HexUpper(const void* bytes, size_t n);
+// HexUpper into `out` (room for 2 * n characters, not terminated): a byte's two digits
+// at a time from a table (a send's answer writes a message id this way on every send).
+void HexUpperTo(const void* bytes, size_t n, char* out);
 // Inverse of HexUpper, accepting either case. nullopt on odd length or a non-hex char.
 std::optional<std::vector<uint8_t>> HexDecode(std::string_view hex);
 

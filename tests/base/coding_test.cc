@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <string>
+
 #include "base/offsets.h"
 
 namespace rocketstore {
@@ -30,6 +33,24 @@ TEST(CodingTest, HexRoundTripAndRejects) {
   EXPECT_EQ(*back, std::vector<uint8_t>(bytes, bytes + 5));
   EXPECT_FALSE(HexDecode("ABC").has_value());
   EXPECT_FALSE(HexDecode("ZZ").has_value());
+}
+
+// Every byte value's two digits (from HexUpperTo's table) against printf's %02X, and
+// HexUpperTo writes exactly 2n characters.
+TEST(CodingTest, HexUpperWritesEveryByteAsPrintfDoes) {
+  uint8_t all[256];
+  for (int b = 0; b < 256; ++b) all[b] = static_cast<uint8_t>(b);
+  std::string expected;
+  for (int b = 0; b < 256; ++b) {
+    char two[3];
+    std::snprintf(two, sizeof(two), "%02X", b);
+    expected += two;
+  }
+  EXPECT_EQ(HexUpper(all, 256), expected);
+  std::string out(2 * 3 + 2, '.');
+  HexUpperTo(all + 253, 3, out.data() + 1);  // nothing written before or past 2n
+  EXPECT_EQ(out, ".FDFEFF.");
+  EXPECT_EQ(HexUpper(all, 0), "");
 }
 
 TEST(OffsetsTest, ArithmeticStaysTyped) {

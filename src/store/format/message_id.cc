@@ -17,15 +17,11 @@ int HexDigit(char c) {
 }  // namespace
 
 void EncodeOffsetMsgIdTo(const HostAddress& store_host, int64_t physical_offset, char* out) {
-  static constexpr char kDigits[] = "0123456789ABCDEF";
   uint8_t bytes[28];
   EncodeHost(store_host, bytes);
   const size_t host_size = store_host.EncodedSize();
   EncodeFixed64BE(bytes + host_size, static_cast<uint64_t>(physical_offset));
-  for (size_t i = 0; i < host_size + 8; ++i) {
-    out[2 * i] = kDigits[bytes[i] >> 4];
-    out[2 * i + 1] = kDigits[bytes[i] & 0xF];
-  }
+  HexUpperTo(bytes, host_size + 8, out);
 }
 
 std::string EncodeOffsetMsgId(const HostAddress& store_host, int64_t physical_offset) {
