@@ -78,18 +78,23 @@ class FastjsonHeaderReader {
     return true;
   }
 
-  // A JSON integer -?(0|[1-9][0-9]*) in int32 range, followed by ',' or '}'.
+  // A JSON integer -?(0|[1-9][0-9]*) in int32 range, followed by ',' or '}'. The digits
+  // are read and summed in one pass (at most 11 are read: 10 fit an int64 with room).
   bool Int(int32_t* out) {
     const char* q = p_;
     const bool negative = q != end_ && *q == '-';
     if (negative) ++q;
     const char* digits = q;
-    while (q != end_ && *q >= '0' && *q <= '9' && q - digits < 11) ++q;
+    int64_t v = 0;
+    while (q != end_ && q - digits < 11) {
+      const unsigned d = static_cast<unsigned char>(*q) - unsigned{'0'};  // wraps below '0'
+      if (d > 9) break;
+      v = v * 10 + d;
+      ++q;
+    }
     const auto n = q - digits;
     if (n == 0 || n > 10 || (n > 1 && *digits == '0')) return false;
     if (q == end_ || (*q != ',' && *q != '}')) return false;
-    int64_t v = 0;
-    for (const char* d = digits; d != q; ++d) v = v * 10 + (*d - '0');
     if (negative) v = -v;
     if (v < std::numeric_limits<int32_t>::min() || v > std::numeric_limits<int32_t>::max()) {
       return false;
