@@ -115,26 +115,28 @@ bool Connection::ProcessBuffer() {
   bool ok = true;
   while (!closed_ && buf_end_ > buf_begin_) {
     std::span<const uint8_t> avail(buf_.data() + buf_begin_, buf_end_ - buf_begin_);
-    auto decoded = protocol::DecodeFrame(avail, server_->options_.limits);
+    protocol::FrameDecodeResult decoded;
+    Status status = protocol::DecodeFrameInto(avail, server_->options_.limits, &decoded);
 #if ROCKETSTORE_ASAN
     // Under AddressSanitizer a whole frame is decoded again from its own heap copy, freed
     // once the command is dispatched: a view of it kept past its request (a borrowed send
     // body, Limits::borrow_send_bodies) is a use-after-free report instead of a silent
     // read of whatever the buffer holds next.
     std::vector<uint8_t> own_copy;
-    if (decoded.ok() && decoded->complete) {
-      own_copy.assign(avail.begin(), avail.begin() + static_cast<ptrdiff_t>(decoded->consumed));
-      decoded = protocol::DecodeFrame(own_copy, server_->options_.limits);
+    if (status.ok() && decoded.complete) {
+      own_copy.assign(avail.begin(), avail.begin() + static_cast<ptrdiff_t>(decoded.consumed));
+      decoded = protocol::FrameDecodeResult();
+      status = protocol::DecodeFrameInto(own_copy, server_->options_.limits, &decoded);
     }
 #endif
-    if (!decoded.ok()) {
+    if (!status.ok()) {
       RS_LOG_WARN("net: closing connection remote={} reason=bad_frame error=\"{}\"", remote_,
-                  decoded.status().message());
+                  status.message());
       ok = false;
       break;
     }
-    if (!decoded->complete) {
-      const size_t need = decoded->frame_size;
+    if (!decoded.complete) {
+      const size_t need = decoded.frame_size;
       if (need > 0 && need > buf_.size() - buf_begin_) {
         // Make room for the whole (validated) frame.
         std::copy(buf_.begin() + buf_begin_, buf_.begin() + buf_end_, buf_.begin());
@@ -144,8 +146,8 @@ bool Connection::ProcessBuffer() {
       }
       break;
     }
-    buf_begin_ += decoded->consumed;
-    RemotingCommand& cmd = decoded->command;
+    buf_begin_ += decoded.consumed;
+    RemotingCommand& cmd = decoded.command;
     if (cmd.IsResponse()) {
       if (response_hook_) response_hook_(std::move(cmd));
       continue;

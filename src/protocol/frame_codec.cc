@@ -27,7 +27,14 @@ bool IsSendCode(int32_t code) {
 
 Result<FrameDecodeResult> DecodeFrame(std::span<const uint8_t> buffer, const Limits& limits) {
   FrameDecodeResult result;
-  if (buffer.size() < kLengthFieldSize) return result;
+  RS_RETURN_IF_ERROR(DecodeFrameInto(buffer, limits, &result));
+  return result;
+}
+
+Status DecodeFrameInto(std::span<const uint8_t> buffer, const Limits& limits,
+                       FrameDecodeResult* out) {
+  FrameDecodeResult& result = *out;
+  if (buffer.size() < kLengthFieldSize) return Status::OK();
 
   const uint32_t length = DecodeFixed32BE(buffer.data());
   if (length > MaxFrameLength(limits)) {
@@ -42,7 +49,7 @@ Result<FrameDecodeResult> DecodeFrame(std::span<const uint8_t> buffer, const Lim
   }
   result.frame_size = kLengthFieldSize + length;
 
-  if (buffer.size() < kFrameHeaderPrefixSize) return result;
+  if (buffer.size() < kFrameHeaderPrefixSize) return Status::OK();
   const uint32_t word = DecodeFixed32BE(buffer.data() + kLengthFieldSize);
   const uint32_t type = word >> 24;
   const uint32_t header_length = word & kMaxHeaderLength;
@@ -55,7 +62,7 @@ Result<FrameDecodeResult> DecodeFrame(std::span<const uint8_t> buffer, const Lim
                            ": the frame has only " + std::to_string(length - 4) +
                            " bytes after the length words");
   }
-  if (buffer.size() < result.frame_size) return result;
+  if (buffer.size() < result.frame_size) return Status::OK();
 
   const std::span<const uint8_t> header = buffer.subspan(kFrameHeaderPrefixSize, header_length);
   RemotingCommand& command = result.command;
@@ -77,7 +84,7 @@ Result<FrameDecodeResult> DecodeFrame(std::span<const uint8_t> buffer, const Lim
 
   result.complete = true;
   result.consumed = result.frame_size;
-  return result;
+  return Status::OK();
 }
 
 size_t EncodedFrame::size() const {

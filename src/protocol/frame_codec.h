@@ -115,6 +115,12 @@ struct FrameDecodeResult {
 // must then outlive the command.
 Result<FrameDecodeResult> DecodeFrame(std::span<const uint8_t> buffer,
                                       const Limits& limits = Limits());
+// DecodeFrame into `*result`, which must be as constructed: the same outcome, without
+// moving the decoded command through a Result (the connection's read loop decodes every
+// request this way). On an error `*result` holds whatever was decoded and is not to be
+// used.
+[[nodiscard]] Status DecodeFrameInto(std::span<const uint8_t> buffer, const Limits& limits,
+                                     FrameDecodeResult* result);
 
 // A frame ready for writev: `head` (length, typeAndHeaderLength, header) then the body
 // pieces. `body_parts` are views of the command's body (owned bytes and external parts):
