@@ -225,6 +225,7 @@ void Connection::Enqueue(RemotingCommand&& cmd) {
   // never moves.
   Pending& p = NewPending();
   p.command = std::move(cmd);
+  p.has_command = true;
   if (Status s = protocol::EncodeFrameInto(p.command, &p.frame); !s.ok()) {
     RS_LOG_ERROR("net: dropped a reply reason=cannot_encode command=\"{}\" error=\"{}\"",
                  p.command.DebugString(), s.message());
@@ -246,7 +247,10 @@ constexpr size_t kMaxWriteBytes = 1 << 20;
 void Connection::Recycle(std::unique_ptr<Pending> p) {
   constexpr size_t kMaxSpare = 64;
   if (spare_.size() >= kMaxSpare) return;
-  p->command = protocol::RemotingCommand();  // its buffers go now, not when reused
+  if (p->has_command) {
+    p->command = protocol::RemotingCommand();  // its buffers go now, not when reused
+    p->has_command = false;
+  }
   // The frame's buffers are kept for the next reply (EncodeFrameInto reuses them) unless
   // this one was large.
   constexpr size_t kMaxKeptHead = 4096;

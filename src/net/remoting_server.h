@@ -130,6 +130,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   struct Pending {
     protocol::RemotingCommand command;  // owns the bytes frame.body_parts point into
     protocol::EncodedFrame frame;
+    // Whether `command` was set (Enqueue): a frame written in place (SendResponseFrame)
+    // leaves it as constructed, and Recycle then has nothing of it to clear.
+    bool has_command = false;
   };
   void Start();
   void DoRead();
