@@ -1,6 +1,6 @@
 #include "broker/hooks/put_pipeline.h"
 
-#include <array>
+#include "base/uninit_array.h"
 
 namespace rocketstore::broker {
 
@@ -29,7 +29,7 @@ DraftMessage& DraftMessage::operator=(const DraftMessage& other) {
 
 bool DraftMessage::SetPropertiesInHashMapOrder(std::span<const format::PropertyEntry> entries,
                                                size_t peak) {
-  std::array<format::PropertyEntry, format::PropertyIndex::kInline> room;
+  UninitArray<format::PropertyEntry, format::PropertyIndex::kInline> room;
   if (entries.size() > room.size()) return false;
   const std::span<format::PropertyEntry> written(room.data(), entries.size());
   std::string out;

@@ -7,6 +7,7 @@
 #include <random>
 
 #include "base/coding.h"
+#include "base/uninit_array.h"
 #include "broker/service/reput.h"
 #include "broker/system_topics.h"
 #include "store/format/message_id.h"
@@ -55,7 +56,7 @@ void SendService::SetBrokerProperties(const format::PropertyIndex& producer,
   // missing, messageProperties2String. The HashMap's order follows from the order of the
   // puts and its peak size (format::AppendInHashMapOrder); only property sets it cannot
   // model (many names, a long bucket) go through the PropertiesBuilder.
-  std::array<format::PropertyEntry, format::PropertyIndex::kInline> ordered;
+  UninitArray<format::PropertyEntry, format::PropertyIndex::kInline> ordered;
   size_t n = 0;
   bool fits = producer.size() + 2 <= ordered.size();
   bool had_cluster = false;

@@ -44,6 +44,8 @@
 #include <utility>
 #include <vector>
 
+#include "base/uninit_array.h"
+
 namespace rocketstore::format {
 
 inline constexpr char kNameValueSeparator = '\x01';
@@ -235,8 +237,8 @@ class PropertyIndex {
     mask_ |= MaskBit(e.name);
   }
 
-  std::array<PropertyEntry, kInline> inline_{};
-  std::vector<PropertyEntry> heap_;  // every entry, once there are more than kInline
+  UninitArray<PropertyEntry, kInline> inline_;  // the first size_ are set (no heap_)
+  std::vector<PropertyEntry> heap_;             // every entry, once there are more than kInline
   size_t size_ = 0;
   uint64_t mask_ = 0;  // MaskBit of every name (all ones once on the heap)
 };
