@@ -3,6 +3,7 @@
 #include <cassert>
 #include <charconv>
 #include <cstring>
+#include <string>
 
 #include "base/coding.h"
 #include "protocol/frame_codec.h"
@@ -257,15 +258,15 @@ bool WriteSendAnswerFramePlain(const SendAnswerFrame& a, std::vector<uint8_t>* h
   optional(",\"recallHandle\":", a.recall_handle);
   optional(",\"MSG_REGION\":", a.msg_region);
   if (a.trace_on) w.Raw(*a.trace_on ? ",\"TRACE_ON\":\"true\"" : ",\"TRACE_ON\":\"false\"");
-  w.Raw("},\"flag\":");
-  w.Number(kFlagResponse);
-  w.Raw(",\"language\":");
-  w.Quoted(LanguageName(kLocalLanguage));
-  w.Raw(",\"opaque\":");
+  // What every answer has around its opaque, written once: flag, language, version.
+  static const std::string kBeforeOpaque =
+      "},\"flag\":" + std::to_string(kFlagResponse) + ",\"language\":\"" +
+      std::string(LanguageName(kLocalLanguage)) + "\",\"opaque\":";
+  static const std::string kAfterOpaque =
+      ",\"serializeTypeCurrentRPC\":\"JSON\",\"version\":" + std::to_string(kLocalVersion) + "}";
+  w.Raw(kBeforeOpaque);
   w.Number(a.opaque);
-  w.Raw(",\"serializeTypeCurrentRPC\":\"JSON\",\"version\":");
-  w.Number(kLocalVersion);
-  w.Raw("}");
+  w.Raw(kAfterOpaque);
   const size_t header_length =
       static_cast<size_t>(w.at - reinterpret_cast<char*>(head->data())) - kFrameHeaderPrefixSize;
   head->resize(kFrameHeaderPrefixSize + header_length);
