@@ -198,24 +198,37 @@ Status ConsumeQueueTable::Dispatch(const DispatchRequest& request) {
 Result<ConsumeQueue*> ConsumeQueueTable::QueueForDispatch(std::string_view topic,
                                                           int32_t queue_id) {
   const uint64_t generation = generation_.load(std::memory_order_acquire);
-  const bool same_topic = memo_.generation == generation && memo_.topic == topic;
-  if (same_topic && queue_id >= 0 && static_cast<size_t>(queue_id) < memo_.queues.size() &&
-      memo_.queues[static_cast<size_t>(queue_id)] != nullptr) {
-    return memo_.queues[static_cast<size_t>(queue_id)].get();
-  }
-  RS_ASSIGN_OR_RETURN(std::shared_ptr<ConsumeQueue> cq, FindOrCreate(topic, queue_id));
-  if (!same_topic) {
-    memo_.topic.assign(topic);
-    memo_.queues.clear();
+  if (memo_.generation != generation || memo_.topics.size() >= kMemoTopics) {
+    memo_.topics.clear();
+    memo_.last_topic = nullptr;
+    memo_.last_queues = nullptr;
     memo_.generation = generation;
   }
-  if (queue_id < kMemoQueues) {
-    const auto at = static_cast<size_t>(queue_id);  // FindOrCreate refused a negative id
-    if (memo_.queues.size() <= at) memo_.queues.resize(at + 1);
-    memo_.queues[at] = cq;
+  MemoQueues* queues = nullptr;
+  if (memo_.last_topic != nullptr && *memo_.last_topic == topic) {
+    queues = memo_.last_queues;
+  } else if (auto it = memo_.topics.find(topic); it != memo_.topics.end()) {
+    queues = &it->second;
+    memo_.last_topic = &it->first;
+    memo_.last_queues = queues;
   }
-  memo_.last = std::move(cq);  // alive through the caller's PutUnit, whatever the id
-  return memo_.last.get();
+  const auto at = static_cast<size_t>(queue_id);
+  if (queues != nullptr && queue_id >= 0 && at < queues->size() && (*queues)[at] != nullptr) {
+    return (*queues)[at].get();
+  }
+  RS_ASSIGN_OR_RETURN(std::shared_ptr<ConsumeQueue> cq, FindOrCreate(topic, queue_id));
+  if (queue_id < kMemoQueues) {  // FindOrCreate refused a negative id
+    if (queues == nullptr) {
+      auto it = memo_.topics.try_emplace(std::string(topic)).first;
+      queues = &it->second;
+      memo_.last_topic = &it->first;
+      memo_.last_queues = queues;
+    }
+    if (queues->size() <= at) queues->resize(at + 1);
+    (*queues)[at] = cq;
+  }
+  memo_.held = std::move(cq);  // alive through the caller's PutUnit, whatever the id
+  return memo_.held.get();
 }
 
 }  // namespace rocketstore

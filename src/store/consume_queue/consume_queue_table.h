@@ -17,10 +17,10 @@
 //
 // Dispatch (spec §6.5): records of transaction type NOT (0) and COMMIT (8) become units
 // (PutUnit); PREPARED (4) and ROLLBACK (12) records are skipped. The queue is created on
-// first use. Dispatch remembers the queues of the last topic it wrote to (a producer's
-// records come topic after topic, queue after queue), so most records skip the table's
-// lock and lookups; RemoveTopic makes it forget them (a generation count), and a
-// removed topic's queues are released at the next Dispatch.
+// first use. Dispatch remembers the queues it wrote to, by topic and queue id, so most
+// records skip the table's lock and its two ordered lookups; RemoveTopic makes it forget
+// them all (a generation count), and a removed topic's queues are released at the next
+// Dispatch that writes a unit.
 //
 // Thread-safety: Find/FindOrCreate/ForEach/MaxPhysicalEnd/FlushAll may be called from any
 // thread concurrently with Dispatch (lookups share a reader lock; creating a queue takes a
@@ -41,6 +41,7 @@
 #include <shared_mutex>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "base/offsets.h"
@@ -117,15 +118,23 @@ class ConsumeQueueTable final : public DispatchSink {
   // may hold removed queues.
   std::atomic<uint64_t> generation_{0};
 
-  // Dispatch's memo (the dispatcher thread's only: see sink.h): the last topic written
-  // to, its queues by id as found in the table (ids below kMemoQueues), and the
-  // generation they were found in.
+  // Dispatch's memo (the dispatcher thread's only: see sink.h): each topic it has written
+  // to, with its queues by id as found in the table (ids below kMemoQueues), all found in
+  // `generation`; the last topic's entry is looked at first. Forgotten as a whole when the
+  // generation moves on or it holds kMemoTopics topics.
   static constexpr int32_t kMemoQueues = 1024;
+  static constexpr size_t kMemoTopics = 4096;
+  struct TopicHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  using MemoQueues = std::vector<std::shared_ptr<ConsumeQueue>>;
   struct DispatchMemo {
-    std::string topic;
-    std::vector<std::shared_ptr<ConsumeQueue>> queues;
+    std::unordered_map<std::string, MemoQueues, TopicHash, std::equal_to<>> topics;
     uint64_t generation = 0;
-    std::shared_ptr<ConsumeQueue> last;  // the last one looked up, whatever its id
+    const std::string* last_topic = nullptr;  // a key of `topics` (nodes do not move)
+    MemoQueues* last_queues = nullptr;
+    std::shared_ptr<ConsumeQueue> held;  // the last one found in the table, whatever its id
   };
   DispatchMemo memo_;
   // The queue of (topic, queue_id) for Dispatch: from the memo, else FindOrCreate (then

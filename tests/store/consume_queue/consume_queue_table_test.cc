@@ -90,7 +90,7 @@ TEST_F(ConsumeQueueTableTest, DispatchBuildsQueuesForNonTransactionalAndCommitte
   EXPECT_THAT(table->Dispatch(Request("T", 0, 500, 5)), StatusIs(StatusCode::kFailedPrecondition));
 }
 
-// Dispatch remembers the last topic's queues: records that alternate topics and queues
+// Dispatch remembers the queues it wrote to: records that alternate topics and queues
 // (ids past the memo's range too) each land in their own queue, and a topic removed in
 // between is written afresh, not into the removed queue the memo held.
 TEST_F(ConsumeQueueTableTest, DispatchLandsInTheRightQueueAcrossTopicsAndAfterARemoval) {
@@ -124,6 +124,7 @@ TEST_F(ConsumeQueueTableTest, DispatchLandsInTheRightQueueAcrossTopicsAndAfterAR
   ASSERT_OK_AND_ASSIGN(ConsumeQueue::Unit u, fresh->GetUnit(QueueOffset(0)));
   EXPECT_EQ(u.offset, PhysicalOffset(physical));
   EXPECT_EQ(table->Find("T", 0), nullptr);  // only what was dispatched since
+  ASSERT_NE(table->Find("U", 1), nullptr);
   EXPECT_EQ(table->Find("U", 1)->MaxOffset(), QueueOffset(3));
 }
 
