@@ -106,7 +106,8 @@ RemotingCommand MustDecodeWhole(const std::vector<uint8_t>& bytes, const Limits&
 }
 
 void CheckReencode(const RemotingCommand& cmd, const Limits& small) {
-  // Decoded fields satisfy the small limits; only the frame may grow (JSON escaping).
+  // Decoded fields satisfy the small limits; only the frame may grow (JSON escaping), and
+  // in the JSON leg below the strings too (bytes that are not UTF-8).
   Limits relaxed = small;
   relaxed.max_frame_length = kDefaultMaxFrameLength;
 

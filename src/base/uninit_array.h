@@ -5,9 +5,9 @@
 // constructed (512 bytes for 16 properties), though the send path only ever sets the first
 // few: the property arrays it builds per message use this instead.
 //
-// Assigning element i (built-in, trivial assignment) begins its lifetime; reading an
-// element never assigned is undefined, as for any uninitialised object. Copies copy all N
-// elements' bytes (trivially).
+// As with an uninitialised local array of T, element i must be assigned before it is
+// read: the users set the first n and read only those. Copies copy all N elements' bytes
+// (trivially).
 //
 // Thread-safety: a value type without internal synchronisation.
 #pragma once

@@ -5,7 +5,7 @@
 // Contract:
 //   * Listens on options.host:options.port (127.0.0.1 by default; port 0 = pick one, read
 //     it back with port()). Start() binds and spawns options.threads io threads.
-//   * Each connection reads frames with protocol::DecodeFrame under options.limits. A frame
+//   * Each connection reads frames with protocol::DecodeFrameInto under options.limits. A frame
 //     that fails to decode closes that connection only (no answer: there is no trusted
 //     opaque). Limits are checked by the codec before anything is allocated.
 //   * Requests are dispatched on the io thread to the handler registered for their code.

@@ -79,7 +79,8 @@ class FastjsonHeaderReader {
   }
 
   // A JSON integer -?(0|[1-9][0-9]*) in int32 range, followed by ',' or '}'. The digits
-  // are read and summed in one pass (at most 11 are read: 10 fit an int64 with room).
+  // are read and summed in one pass; at most 11 are read (their sum fits an int64), and
+  // more than 10 is refused.
   bool Int(int32_t* out) {
     const char* q = p_;
     const bool negative = q != end_ && *q == '-';
