@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "base/clock.h"
 #include "hook_file_system.h"
@@ -271,6 +273,51 @@ TEST_F(MetadataTest, TopicsAutoCreateDeleteAndList) {
   EXPECT_FALSE(again.Find("NewTopic").has_value());
   EXPECT_EQ(again.List().size(), 2u);
   EXPECT_EQ(again.data_version(), m.data_version());
+}
+
+// Visit reads a hashed index of the topics kept in step with the ordered table: after
+// every kind of change (create, replace, template, system topic, AddMissing, delete, a
+// load of the file) it sees exactly what Find sees, for topics present and gone.
+TEST_F(MetadataTest, VisitSeesWhatFindSeesAfterEveryChange) {
+  TopicConfigManager m(fs_, clock_, kTopics);
+  std::vector<std::string> names;
+  auto agree = [&](const TopicConfigManager& t, const char* after) {
+    for (const std::string& name : names) {
+      const std::optional<TopicConfig> found = t.Find(name);
+      std::optional<TopicConfig> visited;
+      const bool seen = t.Visit(name, [&](const TopicConfig& c) { visited = c; });
+      EXPECT_EQ(seen, found.has_value()) << name << " after " << after;
+      EXPECT_EQ(visited, found) << name << " after " << after;
+    }
+  };
+  TopicConfig tbw = Topic("TBW102", 8);
+  tbw.perm = 7;
+  names = {"TBW102", "A", "B", "%RETRY%G", "C", "D", "Missing"};
+  ASSERT_TRUE(m.Upsert(tbw));
+  ASSERT_TRUE(m.Upsert(Topic("A")));
+  agree(m, "create");
+  TopicConfig a = Topic("A", 2);
+  a.perm = 4;  // read only: a send must see the new perm at once
+  ASSERT_TRUE(m.Upsert(a));
+  agree(m, "replace");
+  ASSERT_TRUE(m.CreateFromTemplate("B", "TBW102", 4).has_value());
+  (void)m.EnsureSystemTopic("%RETRY%G", 1);
+  agree(m, "template and system topic");
+  EXPECT_EQ(m.AddMissing({Topic("C"), Topic("A", 9), Topic("D")}), 2);
+  agree(m, "AddMissing");
+  ASSERT_TRUE(m.Delete("A"));
+  ASSERT_TRUE(m.Delete("C"));
+  agree(m, "delete");
+  EXPECT_FALSE(m.Visit("A", [](const TopicConfig&) {}));
+  ASSERT_TRUE(m.Upsert(Topic("A", 3)));  // back, in a new node
+  agree(m, "re-create");
+  ASSERT_OK(m.Persist());
+  TopicConfigManager again(fs_, clock_, kTopics);
+  ASSERT_OK(again.Load());
+  agree(again, "load");
+  int32_t queues = 0;
+  ASSERT_TRUE(again.Visit("A", [&](const TopicConfig& c) { queues = c.write_queue_nums; }));
+  EXPECT_EQ(queues, 3);
 }
 
 TEST_F(MetadataTest, GroupsUpsertDeleteAndList) {

@@ -75,6 +75,7 @@ Status TopicConfigManager::DecodeLocked(std::string_view json) {
   std::map<std::string, TopicConfig, std::less<>> topics;
   RS_RETURN_IF_ERROR(cj::DecodeTable(root, "topicConfigTable", DecodeTopic, &topics));
   topics_ = std::move(topics);
+  ReindexLocked();
   version_ = DecodeDataVersion(root);
   unknown_top_level_ = cj::UnknownMembers(root, {"dataVersion", "topicConfigTable"});
   return Status::OK();
@@ -127,10 +128,20 @@ std::vector<TopicConfig> TopicConfigManager::List() const {
 bool TopicConfigManager::UpsertLocked(const TopicConfig& config) {
   auto it = topics_.find(config.name);
   if (it != topics_.end() && it->second == config) return false;
-  topics_[config.name] = config;
+  if (it == topics_.end()) {
+    it = topics_.emplace(config.name, config).first;
+    by_name_.emplace(it->first, &it->second);
+  } else {
+    it->second = config;  // the node stays where by_name_ points
+  }
   BumpLocked(version_);
   MarkDirtyLocked();
   return true;
+}
+
+void TopicConfigManager::ReindexLocked() {
+  by_name_.clear();
+  for (const auto& [name, config] : topics_) by_name_.emplace(name, &config);
 }
 
 bool TopicConfigManager::Upsert(const TopicConfig& config) {
@@ -148,6 +159,7 @@ bool TopicConfigManager::Delete(std::string_view topic) {
     std::lock_guard lock(mu_);
     auto it = topics_.find(topic);
     if (it == topics_.end()) return false;
+    by_name_.erase(std::string_view(it->first));
     topics_.erase(it);
     BumpLocked(version_);
     MarkDirtyLocked();
@@ -194,7 +206,10 @@ int TopicConfigManager::AddMissing(const std::vector<TopicConfig>& topics) {
   {
     std::lock_guard lock(mu_);
     for (const TopicConfig& t : topics) {
-      if (topics_.emplace(t.name, t).second) ++added;
+      auto [it, inserted] = topics_.emplace(t.name, t);
+      if (!inserted) continue;
+      by_name_.emplace(it->first, &it->second);
+      ++added;
     }
     if (added == 0) return 0;
     BumpLocked(version_);

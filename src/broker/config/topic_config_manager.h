@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "broker/config/config_manager.h"
@@ -57,9 +58,9 @@ class TopicConfigManager final : public ConfigManager {
   template <class F>
   bool Visit(std::string_view topic, F&& f) const {
     std::lock_guard lock(mu_);
-    auto it = topics_.find(topic);
-    if (it == topics_.end()) return false;
-    f(it->second);
+    auto it = by_name_.find(topic);  // hashed: no walk of the ordered map per send
+    if (it == by_name_.end()) return false;
+    f(*it->second);
     return true;
   }
   // All topics, by name.
@@ -99,8 +100,17 @@ class TopicConfigManager final : public ConfigManager {
   bool UpsertLocked(const TopicConfig& config);
 
   std::map<std::string, TopicConfig, std::less<>> topics_;  // GUARDED_BY(mu_)
-  DataVersion version_;                                     // GUARDED_BY(mu_)
-  std::map<std::string, std::string> unknown_top_level_;    // GUARDED_BY(mu_)
+  // topics_ hashed by name, for Visit: views of its keys, pointers to its values (a map's
+  // nodes never move). Kept in step by every change of topics_' keys (DecodeLocked,
+  // UpsertLocked, Delete, AddMissing). GUARDED_BY(mu_)
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string_view, const TopicConfig*, NameHash, std::equal_to<>> by_name_;
+  void ReindexLocked();                                   // by_name_ from topics_, all of it
+  DataVersion version_;                                   // GUARDED_BY(mu_)
+  std::map<std::string, std::string> unknown_top_level_;  // GUARDED_BY(mu_)
 };
 
 }  // namespace rocketstore::broker
