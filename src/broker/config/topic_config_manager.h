@@ -19,6 +19,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "base/string_hash.h"
 #include "broker/config/config_manager.h"
 
 namespace rocketstore::broker {
@@ -103,11 +104,7 @@ class TopicConfigManager final : public ConfigManager {
   // topics_ hashed by name, for Visit: views of its keys, pointers to its values (a map's
   // nodes never move). Kept in step by every change of topics_' keys (DecodeLocked,
   // UpsertLocked, Delete, AddMissing). GUARDED_BY(mu_)
-  struct NameHash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-  };
-  std::unordered_map<std::string_view, const TopicConfig*, NameHash, std::equal_to<>> by_name_;
+  std::unordered_map<std::string_view, const TopicConfig*, StringHash, std::equal_to<>> by_name_;
   void ReindexLocked();                                   // by_name_ from topics_, all of it
   DataVersion version_;                                   // GUARDED_BY(mu_)
   std::map<std::string, std::string> unknown_top_level_;  // GUARDED_BY(mu_)

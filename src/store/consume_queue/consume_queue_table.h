@@ -47,6 +47,7 @@
 #include "base/offsets.h"
 #include "base/result.h"
 #include "base/status.h"
+#include "base/string_hash.h"
 #include "io/file_system.h"
 #include "store/consume_queue/consume_queue.h"
 #include "store/dispatch/sink.h"
@@ -124,13 +125,9 @@ class ConsumeQueueTable final : public DispatchSink {
   // generation moves on or it holds kMemoTopics topics.
   static constexpr int32_t kMemoQueues = 1024;
   static constexpr size_t kMemoTopics = 4096;
-  struct TopicHash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-  };
   using MemoQueues = std::vector<std::shared_ptr<ConsumeQueue>>;
   struct DispatchMemo {
-    std::unordered_map<std::string, MemoQueues, TopicHash, std::equal_to<>> topics;
+    std::unordered_map<std::string, MemoQueues, StringHash, std::equal_to<>> topics;
     uint64_t generation = 0;
     const std::string* last_topic = nullptr;  // a key of `topics` (nodes do not move)
     MemoQueues* last_queues = nullptr;
